@@ -1,0 +1,15 @@
+//! Reduced deformation models: governors (affine transforms) and the sparse convex weights that blend them.
+//!
+//! Every deformer writes a vertex as `p = Σ_k w_k (A_k p0 + t_k)` (BN-Tree, Schvartzman et al. 2009,
+//! eq. 4; Steinemann & Otaduy's limited convex combinations). [`GovernedDeformation`] is that
+//! contract; each file here is one deformer that fulfils it.
+
+mod affine;
+mod governed;
+mod skinning;
+mod weights;
+
+pub use affine::Affine;
+pub use governed::{GovernedDeformation, deform_vertices, validate_governors, validate_positions};
+pub use skinning::LinearBlendSkinning;
+pub use weights::ConvexWeights;

@@ -1,0 +1,308 @@
+//! Sparse convex weights: per vertex, the governors that move it and how much (`w ≥ 0`, `Σ w = 1`).
+
+use crate::error::{DeformError, Result};
+use crate::math::Interval;
+
+/// Per-vertex sparse convex weights in compressed-row form.
+///
+/// Invariants (checked by [`ConvexWeights::from_rows`]): every weight is finite and `> 0` (zeros
+/// are dropped), governor indices are in range and unique within a row, each row sums to one
+/// (renormalised; see [`ConvexWeights::SUM_TOLERANCE`]) and no row is empty.
+#[derive(Clone, Debug, PartialEq, Default)]
+#[cfg_attr(
+    feature = "serde-serialize",
+    derive(serde::Serialize, serde::Deserialize)
+)]
+pub struct ConvexWeights {
+    offsets: Vec<u32>,
+    governors: Vec<u32>,
+    weights: Vec<f32>,
+    governor_count: usize,
+}
+
+impl ConvexWeights {
+    /// Rows whose sum is within this distance of 1 are renormalised silently; farther ones are
+    /// rejected with [`DeformError::WeightSumOff`] (use [`ConvexWeights::from_rows_renormalised`]
+    /// to accept any positive sum, as asset loaders do).
+    pub const SUM_TOLERANCE: f32 = 1e-3;
+
+    /// Builds weights from one `(governor, weight)` list per vertex, rejecting sums off by more
+    /// than [`Self::SUM_TOLERANCE`].
+    ///
+    /// # Errors
+    /// [`DeformError::NonFiniteWeight`], [`DeformError::NegativeWeight`],
+    /// [`DeformError::GovernorIndexOutOfRange`], [`DeformError::WeightSumOff`] (also for a row whose
+    /// weights are all zero).
+    ///
+    /// # Performance
+    /// O(total influences · influences per vertex) (duplicate merge per row).
+    pub fn from_rows<R, I>(rows: R, governor_count: usize) -> Result<Self>
+    where
+        R: IntoIterator<Item = I>,
+        I: IntoIterator<Item = (u32, f32)>,
+    {
+        Self::build(rows, governor_count, Some(Self::SUM_TOLERANCE)).map(|(w, _)| w)
+    }
+
+    /// Like [`Self::from_rows`] but renormalises any row with a positive sum, and returns how many
+    /// rows were off by more than [`Self::SUM_TOLERANCE`] (for load reports). A row summing to
+    /// zero is still an error.
+    ///
+    /// # Errors
+    /// As [`Self::from_rows`], except that [`DeformError::WeightSumOff`] is only for zero sums.
+    pub fn from_rows_renormalised<R, I>(rows: R, governor_count: usize) -> Result<(Self, usize)>
+    where
+        R: IntoIterator<Item = I>,
+        I: IntoIterator<Item = (u32, f32)>,
+    {
+        Self::build(rows, governor_count, None)
+    }
+
+    fn build<R, I>(rows: R, governor_count: usize, tolerance: Option<f32>) -> Result<(Self, usize)>
+    where
+        R: IntoIterator<Item = I>,
+        I: IntoIterator<Item = (u32, f32)>,
+    {
+        let mut out = Self {
+            offsets: vec![0],
+            governors: Vec::new(),
+            weights: Vec::new(),
+            governor_count,
+        };
+        let mut renormalised = 0;
+        for (vertex, row) in rows.into_iter().enumerate() {
+            let start = out.governors.len();
+            for (slot, (g, w)) in row.into_iter().enumerate() {
+                if !w.is_finite() {
+                    return Err(DeformError::NonFiniteWeight { vertex, slot });
+                }
+                if w < 0.0 {
+                    return Err(DeformError::NegativeWeight {
+                        vertex,
+                        slot,
+                        value: w,
+                    });
+                }
+                if g as usize >= governor_count {
+                    return Err(DeformError::GovernorIndexOutOfRange {
+                        vertex,
+                        governor: g,
+                        governor_count,
+                    });
+                }
+                if w == 0.0 {
+                    continue;
+                }
+                if let Some(i) = out.governors[start..].iter().position(|&x| x == g) {
+                    out.weights[start + i] += w;
+                } else {
+                    out.governors.push(g);
+                    out.weights.push(w);
+                }
+            }
+            let sum: f32 = out.weights[start..].iter().sum();
+            let off = (sum - 1.0).abs();
+            let reject = match tolerance {
+                Some(tol) => off > tol,
+                None => false,
+            };
+            if sum <= 0.0 || reject {
+                return Err(DeformError::WeightSumOff {
+                    vertex,
+                    sum,
+                    tolerance: tolerance.unwrap_or(1.0),
+                });
+            }
+            if off > Self::SUM_TOLERANCE {
+                renormalised += 1;
+            }
+            for w in &mut out.weights[start..] {
+                *w /= sum;
+            }
+            out.offsets.push(out.governors.len() as u32);
+        }
+        Ok((out, renormalised))
+    }
+
+    /// Number of vertices.
+    #[inline]
+    pub fn vertex_count(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// Number of governors the indices refer to.
+    #[inline]
+    pub fn governor_count(&self) -> usize {
+        self.governor_count
+    }
+
+    /// The governors and weights of vertex `v`.
+    #[inline]
+    pub fn row(&self, v: usize) -> (&[u32], &[f32]) {
+        let (a, b) = (self.offsets[v] as usize, self.offsets[v + 1] as usize);
+        (&self.governors[a..b], &self.weights[a..b])
+    }
+
+    /// The `(governor, weight)` pairs of vertex `v`.
+    #[inline]
+    pub fn iter_row(&self, v: usize) -> impl Iterator<Item = (u32, f32)> + '_ {
+        let (g, w) = self.row(v);
+        g.iter().copied().zip(w.iter().copied())
+    }
+
+    /// Weight of governor `g` at vertex `v` (0 when it has no influence).
+    #[inline]
+    pub fn weight(&self, v: usize, g: u32) -> f32 {
+        self.iter_row(v)
+            .find(|&(x, _)| x == g)
+            .map_or(0.0, |(_, w)| w)
+    }
+
+    /// Largest number of influences of any vertex.
+    pub fn max_influences(&self) -> usize {
+        self.offsets
+            .windows(2)
+            .map(|w| (w[1] - w[0]) as usize)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Total number of stored influences.
+    #[inline]
+    pub fn influence_count(&self) -> usize {
+        self.governors.len()
+    }
+
+    /// Rejects rows with more than `max` influences.
+    ///
+    /// # Errors
+    /// [`DeformError::TooManyInfluences`] naming the first such vertex.
+    pub fn check_max_influences(&self, max: usize) -> Result<()> {
+        for v in 0..self.vertex_count() {
+            let count = self.row(v).0.len();
+            if count > max {
+                return Err(DeformError::TooManyInfluences {
+                    vertex: v,
+                    count,
+                    max,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Composes with per-governor weights: vertex `v` gets weight `Σ_g w_vg · W[g][h]` on governor
+    /// `h` of the outer set. Used to turn subdivision stencils of stencils into one stencil, and
+    /// to push skin weights through subdivision.
+    ///
+    /// # Performance
+    /// O(Σ row lengths of the result).
+    pub fn compose(&self, inner: &ConvexWeights) -> ConvexWeights {
+        let mut out = ConvexWeights {
+            offsets: vec![0],
+            governors: Vec::with_capacity(self.governors.len()),
+            weights: Vec::with_capacity(self.weights.len()),
+            governor_count: inner.governor_count,
+        };
+        for v in 0..self.vertex_count() {
+            let start = out.governors.len();
+            for (g, w) in self.iter_row(v) {
+                for (h, u) in inner.iter_row(g as usize) {
+                    let wu = w * u;
+                    if let Some(i) = out.governors[start..].iter().position(|&x| x == h) {
+                        out.weights[start + i] += wu;
+                    } else {
+                        out.governors.push(h);
+                        out.weights.push(wu);
+                    }
+                }
+            }
+            out.offsets.push(out.governors.len() as u32);
+        }
+        out
+    }
+
+    /// Keeps the `max` largest influences of every row and renormalises (how engines limit
+    /// skinning to 4 or 8 bones).
+    pub fn truncated(&self, max: usize) -> ConvexWeights {
+        let mut rows: Vec<Vec<(u32, f32)>> = Vec::with_capacity(self.vertex_count());
+        for v in 0..self.vertex_count() {
+            let mut r: Vec<(u32, f32)> = self.iter_row(v).collect();
+            r.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            r.truncate(max);
+            rows.push(r);
+        }
+        Self::build(rows, self.governor_count, None)
+            .map(|(w, _)| w)
+            .unwrap_or_else(|_| self.clone())
+    }
+
+    /// Per governor, the range of its weight over `vertices` (governors absent from a vertex count
+    /// as weight 0 there). Returns sorted `(governor, range)` pairs for the governors that touch
+    /// at least one of the vertices.
+    ///
+    /// # Performance
+    /// O(influences of `vertices` · log).
+    pub fn ranges_over(&self, vertices: &[u32]) -> Vec<(u32, Interval)> {
+        let mut touched: Vec<(u32, Interval, u32)> = Vec::new();
+        for &v in vertices {
+            for (g, w) in self.iter_row(v as usize) {
+                match touched.binary_search_by_key(&g, |e| e.0) {
+                    Ok(i) => {
+                        touched[i].1 = touched[i].1.hull_point(w);
+                        touched[i].2 += 1;
+                    }
+                    Err(i) => touched.insert(i, (g, Interval::point(w), 1)),
+                }
+            }
+        }
+        touched
+            .into_iter()
+            .map(|(g, r, n)| {
+                (
+                    g,
+                    if (n as usize) < vertices.len() {
+                        r.hull_point(0.0)
+                    } else {
+                        r
+                    },
+                )
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renormalises_within_tolerance_and_rejects_beyond() {
+        let w = ConvexWeights::from_rows([vec![(0, 0.5), (1, 0.5004)]], 2).unwrap();
+        let s: f32 = w.row(0).1.iter().sum();
+        assert!((s - 1.0).abs() < 1e-6);
+        assert!(matches!(
+            ConvexWeights::from_rows([vec![(0, 0.5), (1, 0.6)]], 2),
+            Err(DeformError::WeightSumOff { vertex: 0, .. })
+        ));
+        let (w, n) = ConvexWeights::from_rows_renormalised([vec![(0, 0.1), (1, 0.1)]], 2).unwrap();
+        assert_eq!(n, 1);
+        assert!((w.weight(0, 1) - 0.5).abs() < 1e-6);
+    }
+
+    #[test]
+    fn merges_duplicates_and_drops_zeros() {
+        let w =
+            ConvexWeights::from_rows([vec![(1, 0.25), (0, 0.0), (1, 0.25), (2, 0.5)]], 3).unwrap();
+        assert_eq!(w.row(0).0, &[1, 2]);
+        assert_eq!(w.weight(0, 1), 0.5);
+    }
+
+    #[test]
+    fn ranges_include_zero_for_untouched_vertices() {
+        let w = ConvexWeights::from_rows([vec![(0, 1.0)], vec![(0, 0.5), (1, 0.5)]], 2).unwrap();
+        let r = w.ranges_over(&[0, 1]);
+        assert_eq!(r[0], (0, Interval::new(0.5, 1.0)));
+        assert_eq!(r[1], (1, Interval::new(0.0, 0.5)));
+    }
+}

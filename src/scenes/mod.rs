@@ -1,0 +1,1 @@
+//! Procedural assets shared by examples, tests and benchmarks.
