@@ -10,3 +10,14 @@ pub use limited_convex::{
     LimitedConvexWorkspace, WeightedTerm, limited_convex_bound, limited_convex_max,
     limited_convex_min, limited_convex_range,
 };
+mod normal_cone;
+mod obb;
+mod patch;
+
+pub use normal_cone::NormalCone;
+pub use obb::Obb;
+pub use patch::{BoundsWorkspace, PatchBounds};
+mod hierarchy;
+
+pub use hierarchy::{PatchHierarchy, PatchNode};
+pub mod validation;

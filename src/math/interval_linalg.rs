@@ -240,6 +240,14 @@ impl IMat3 {
         self.cols[0].scale(v.x) + self.cols[1].scale(v.y) + self.cols[2].scale(v.z)
     }
 
+    /// The outer product `u vᵀ` (column `c` is `u · v_c`).
+    #[inline]
+    pub fn outer(u: IVec3, v: IVec3) -> Self {
+        Self {
+            cols: [u.scale(v.x), u.scale(v.y), u.scale(v.z)],
+        }
+    }
+
     /// Bound of `A M` for an exact matrix `A` and any member `M`.
     #[inline]
     pub fn exact_mul(a: Mat3, m: &Self) -> Self {
@@ -267,6 +275,20 @@ impl Add for IMat3 {
                 self.cols[0] + o.cols[0],
                 self.cols[1] + o.cols[1],
                 self.cols[2] + o.cols[2],
+            ],
+        }
+    }
+}
+
+impl Sub for IMat3 {
+    type Output = Self;
+    #[inline]
+    fn sub(self, o: Self) -> Self {
+        Self {
+            cols: [
+                self.cols[0] - o.cols[0],
+                self.cols[1] - o.cols[1],
+                self.cols[2] - o.cols[2],
             ],
         }
     }

@@ -1,0 +1,473 @@
+//! Precomputed data of one patch and its O(m) bounds: the limited-convex-combination AABB and the BN-Tree normal bound.
+
+use super::limited_convex::{LimitedConvexWorkspace, limited_convex_bound};
+use super::normal_cone::NormalCone;
+use crate::deformation::{Affine, ConvexWeights};
+use crate::math::{Aabb, IMat3, IVec3, Interval, Mat3, Vec3};
+use crate::mesh::TriangleMesh;
+use rapier3d::parry::glamx::{DMat3, DVec3};
+
+/// Caller-owned scratch memory for [`PatchBounds`] queries (no allocation after warm-up).
+#[derive(Clone, Debug, Default)]
+pub struct BoundsWorkspace {
+    lp: LimitedConvexWorkspace,
+    boxes: Vec<IVec3>,
+    delta_linear: Vec<IMat3>,
+    delta_translation: Vec<IVec3>,
+    fitted: Vec<Affine>,
+}
+
+/// What a patch (a set of triangles of a mesh under a [`crate::deformation::GovernedDeformation`])
+/// needs to be bounded in O(m), where m is the number of governors touching it.
+///
+/// Built once from the rest pose and the weights; queried each frame with the current governors.
+///
+/// * [`PatchBounds::aabb`]: Steinemann & Otaduy's limited convex combinations. Each governor maps
+///   the rest box of the patch vertices it influences to a box; the patch AABB is, per axis, the
+///   extreme of `Σ w_k v_k` over weights limited to their per-patch ranges and summing to one,
+///   solved exactly ([`super::limited_convex_max`]).
+/// * [`PatchBounds::normal_bound`]: BN-Tree (Schvartzman, Gascón & Otaduy 2009) §3, eqs. 5–17:
+///   `[J] = (A_p + [A_t]) [J0] + Σ_k (ΔA_k Δt_k) [J_k]`, `[n] = cof([J]) [n0]`, with `[J0]`,
+///   `[J_k]`, `[n0]` precomputed here from centroid-relative rest positions.
+///
+/// Both results are conservative: they contain the exact-arithmetic deformed vertices and normals,
+/// and the AABB is padded by `(4m + 8) ε M` (ε = `f32::EPSILON`, M the largest coordinate
+/// magnitude involved) to also contain vertices evaluated in `f32` by
+/// [`crate::deformation::deform_vertices`].
+///
+/// Weights are read at build time: if a deformer changes a vertex's weights (e.g. example
+/// weights under plasticity), rebuild the patches that contain it.
+#[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde-serialize",
+    derive(serde::Serialize, serde::Deserialize)
+)]
+pub struct PatchBounds {
+    centroid: Vec3,
+    governors: Box<[u32]>,
+    /// Range of each governor's weight over the patch vertices (0 included if a vertex lacks it).
+    weight_range: Box<[Interval]>,
+    /// Range of each governor's triangle-average weight over the patch triangles.
+    triangle_weight_range: Box<[Interval]>,
+    /// Mean weight of each governor over the patch vertices (sums to 1): picks `A_p`, `t_p`.
+    mean_weight: Box<[f32]>,
+    /// Rest box (absolute positions) of the vertices each governor influences: (mid, half).
+    rest_box: Box<[(Vec3, Vec3)]>,
+    jk_linear: Box<[IMat3]>,
+    jk_translation: Box<[IVec3]>,
+    j0: IMat3,
+    n0: IVec3,
+}
+
+#[inline]
+fn widen(x: f64) -> Interval {
+    let f = x as f32;
+    Interval::new(f.next_down(), f.next_up())
+}
+
+fn dvec(v: Vec3) -> DVec3 {
+    DVec3::new(v.x as f64, v.y as f64, v.z as f64)
+}
+
+/// Gradients of a triangle's three barycentric basis functions in the rest state (the rows of
+/// BN-Tree eq. 3's `G`), and its rest unit normal. `None` when degenerate.
+pub(crate) fn triangle_gradients(a0: Vec3, b0: Vec3, c0: Vec3) -> Option<([DVec3; 3], DVec3)> {
+    let (a, b, c) = (dvec(a0), dvec(b0), dvec(c0));
+    let n = (b - a).cross(c - a);
+    let len = n.length();
+    if len.partial_cmp(&0.0) != Some(core::cmp::Ordering::Greater) {
+        return None;
+    }
+    let n0 = n / len;
+    let e = DMat3::from_cols(a - c, b - c, n0);
+    let inv = e.inverse();
+    if !inv.is_finite() {
+        return None;
+    }
+    let (r1, r2) = (inv.row(0), inv.row(1));
+    Some(([r1, r2, -r1 - r2], n0))
+}
+
+impl PatchBounds {
+    /// Precomputes the bound data of the patch made of `triangles` (indices into `mesh`), whose
+    /// vertices move under governors with `weights`; `rest` are the rest positions the deformer
+    /// applies its governors to (usually `mesh.positions()`).
+    ///
+    /// Degenerate rest triangles are skipped for the normal data (they have no normal).
+    ///
+    /// # Performance
+    /// O(t · i · log m) for t triangles with i influences per vertex.
+    pub fn new(
+        rest: &[Vec3],
+        weights: &ConvexWeights,
+        mesh: &TriangleMesh,
+        triangles: &[u32],
+    ) -> Self {
+        let mut vertices: Vec<u32> = triangles
+            .iter()
+            .flat_map(|&t| mesh.triangles()[t as usize])
+            .collect();
+        vertices.sort_unstable();
+        vertices.dedup();
+        let centroid64 = vertices
+            .iter()
+            .fold(DVec3::ZERO, |acc, &v| acc + dvec(rest[v as usize]))
+            / vertices.len().max(1) as f64;
+        let centroid = centroid64.as_vec3();
+        let ranges = weights.ranges_over(&vertices);
+        let governors: Box<[u32]> = ranges.iter().map(|r| r.0).collect();
+        let weight_range: Box<[Interval]> = ranges.iter().map(|r| r.1).collect();
+        let m = governors.len();
+        let local = |g: u32| governors.binary_search(&g).ok();
+
+        let mut mean = vec![0f64; m];
+        let mut boxes = vec![IVec3::EMPTY; m];
+        for &v in &vertices {
+            let p = rest[v as usize];
+            for (g, w) in weights.iter_row(v as usize) {
+                if let Some(k) = local(g) {
+                    mean[k] += w as f64;
+                    boxes[k] = boxes[k].hull_point(p);
+                }
+            }
+        }
+        let total: f64 = mean.iter().sum::<f64>().max(f64::MIN_POSITIVE);
+        let mean_weight: Box<[f32]> = mean.iter().map(|x| (x / total) as f32).collect();
+        let rest_box: Box<[(Vec3, Vec3)]> = boxes
+            .iter()
+            .map(|b| {
+                let (lo, hi) = (b.mins(), b.maxs());
+                let mid = 0.5 * (lo + hi);
+                // Half extent rounded so that mid ± half contains [lo, hi].
+                let half = (hi - mid).max(mid - lo);
+                let pad = Vec3::splat(f32::EPSILON) * (mid.abs() + half);
+                (mid, half + pad)
+            })
+            .collect();
+
+        let mut triangle_weight_range = vec![Interval::EMPTY; m];
+        let mut jk_linear = vec![IMat3::ZERO; m];
+        let mut jk_translation = vec![IVec3::ZERO; m];
+        let mut j0 = IMat3::EMPTY;
+        let mut n0 = IVec3::EMPTY;
+        let mut tri_weights = vec![[0f64; 3]; m];
+        let mut touched: Vec<usize> = Vec::with_capacity(32);
+        for &t in triangles {
+            let tri = mesh.triangles()[t as usize];
+            let [a0, b0, c0] = tri.map(|v| rest[v as usize]);
+            // Per-triangle weights of each touched governor at its three corners.
+            touched.clear();
+            for (corner, &v) in tri.iter().enumerate() {
+                for (g, w) in weights.iter_row(v as usize) {
+                    if let Some(k) = local(g) {
+                        if !touched.contains(&k) {
+                            touched.push(k);
+                            tri_weights[k] = [0.0; 3];
+                        }
+                        tri_weights[k][corner] = w as f64;
+                    }
+                }
+            }
+            for k in 0..m {
+                let avg = if touched.contains(&k) {
+                    (tri_weights[k][0] + tri_weights[k][1] + tri_weights[k][2]) / 3.0
+                } else {
+                    0.0
+                };
+                triangle_weight_range[k] = triangle_weight_range[k].hull(widen(avg));
+            }
+            let Some((grad, normal)) = triangle_gradients(a0, b0, c0) else {
+                continue;
+            };
+            n0 = n0.hull(IVec3::new(
+                widen(normal.x),
+                widen(normal.y),
+                widen(normal.z),
+            ));
+            let deltas = [a0, b0, c0].map(|p| dvec(p) - centroid64);
+            // J0 = Σ_v Δv g_vᵀ (eq. 10).
+            let j0_tri = outer_sum(&deltas, &grad, [1.0; 3]);
+            j0 = j0.hull(widen_mat(&j0_tri));
+            for &k in &touched {
+                let w = tri_weights[k];
+                let avg = (w[0] + w[1] + w[2]) / 3.0;
+                let dev = [w[0] - avg, w[1] - avg, w[2] - avg];
+                // J_k (eq. 14): upper block Σ_v (w_vk − w̄_k) Δv g_vᵀ, last row Σ_v (w_vk − w̄_k) g_vᵀ.
+                let upper = outer_sum(&deltas, &grad, dev);
+                let row = grad[0] * dev[0] + grad[1] * dev[1] + grad[2] * dev[2];
+                jk_linear[k] = jk_linear[k].hull(widen_mat(&upper));
+                jk_translation[k] =
+                    jk_translation[k].hull(IVec3::new(widen(row.x), widen(row.y), widen(row.z)));
+            }
+        }
+        if j0.cols[0].x.is_empty() {
+            j0 = IMat3::ZERO;
+            n0 = IVec3::ZERO;
+        }
+        Self {
+            centroid,
+            governors,
+            weight_range,
+            triangle_weight_range: triangle_weight_range.into(),
+            mean_weight,
+            rest_box,
+            jk_linear: jk_linear.into(),
+            jk_translation: jk_translation.into(),
+            j0,
+            n0,
+        }
+    }
+
+    /// Number of governors touching the patch (the m of every O(m) query).
+    #[inline]
+    pub fn governor_count(&self) -> usize {
+        self.governors.len()
+    }
+
+    /// The governors touching the patch (sorted).
+    #[inline]
+    pub fn governors(&self) -> &[u32] {
+        &self.governors
+    }
+
+    /// Per touched governor, the range of its weight over the patch's vertices.
+    #[inline]
+    pub fn weight_ranges(&self) -> &[Interval] {
+        &self.weight_range
+    }
+
+    /// The rest-state patch centroid `x0` (BN-Tree §3.2).
+    #[inline]
+    pub fn centroid(&self) -> Vec3 {
+        self.centroid
+    }
+
+    /// Bound `[n0]` of the patch's rest unit normals.
+    #[inline]
+    pub fn rest_normal_bound(&self) -> IVec3 {
+        self.n0
+    }
+
+    /// Heap bytes held by this patch's precomputed data.
+    pub fn heap_bytes(&self) -> usize {
+        let m = self.governors.len();
+        m * (4 + 2 * 8 + 4 + 24 + core::mem::size_of::<IMat3>() + core::mem::size_of::<IVec3>())
+    }
+
+    /// The patch AABB under `governors` (all governors of the deformation, indexed globally).
+    ///
+    /// # Performance
+    /// O(m log m) for m touched governors: one box per governor, then three pairs of
+    /// limited-convex-combination programs. Independent of the patch's vertex count.
+    pub fn aabb(&self, governors: &[Affine], ws: &mut BoundsWorkspace) -> Aabb {
+        ws.boxes.clear();
+        let mut magnitude = 0f32;
+        for (k, &g) in self.governors.iter().enumerate() {
+            let Affine {
+                linear: a,
+                translation: t,
+            } = governors[g as usize];
+            let (mid, half) = self.rest_box[k];
+            let abs = abs_mat(&a);
+            let center = a * mid + t;
+            let extent = abs * half;
+            // Rounding of the two products and sums: a few ulps of the magnitudes involved.
+            let err = (abs * (mid.abs() + half) + t.abs()) * (8.0 * f32::EPSILON);
+            let lo = center - extent - err;
+            let hi = center + extent + err;
+            magnitude = magnitude
+                .max(lo.abs().max_element())
+                .max(hi.abs().max_element());
+            ws.boxes.push(IVec3::from_bounds(lo, hi));
+        }
+        let m = self.governors.len() as f32;
+        let pad = (4.0 * m + 8.0) * f32::EPSILON * magnitude;
+        let mut mins = Vec3::ZERO;
+        let mut maxs = Vec3::ZERO;
+        for axis in 0..3 {
+            let hi = limited_convex_bound(
+                self.weight_range
+                    .iter()
+                    .zip(&ws.boxes)
+                    .map(|(w, b)| (*w, b.get(axis).hi)),
+                &mut ws.lp,
+            );
+            let lo = -limited_convex_bound(
+                self.weight_range
+                    .iter()
+                    .zip(&ws.boxes)
+                    .map(|(w, b)| (*w, -b.get(axis).lo)),
+                &mut ws.lp,
+            );
+            mins[axis] = lo - pad;
+            maxs[axis] = hi + pad;
+        }
+        Aabb::new(mins, maxs)
+    }
+
+    /// The BN-Tree bound `[J]` of the deformation gradient of every patch triangle (eq. 16).
+    ///
+    /// # Performance
+    /// O(m log m) for m touched governors (about 40 interval products per governor, plus nine
+    /// limited-convex-combination programs for `[A_t]`).
+    pub fn deformation_gradient_bound(
+        &self,
+        governors: &[Affine],
+        ws: &mut BoundsWorkspace,
+    ) -> IMat3 {
+        // A_p, t_p: the mean-weighted average transform (any choice is exact; this one keeps
+        // ΔA_k and Δt_k small).
+        let mut a_p = Mat3::ZERO;
+        let mut t_p = Vec3::ZERO;
+        let x0 = IVec3::point(self.centroid);
+        ws.delta_translation.clear();
+        for (k, &g) in self.governors.iter().enumerate() {
+            let gov = governors[g as usize];
+            let w = self.mean_weight[k];
+            a_p += gov.linear * w;
+            // t̄_k = A_k x0 + t_k (eq. 5), as an interval to stay exact.
+            let tbar = IMat3::point(gov.linear).mul_vec(x0) + IVec3::point(gov.translation);
+            t_p += Vec3::new(tbar.x.mid(), tbar.y.mid(), tbar.z.mid()) * w;
+            ws.delta_translation.push(tbar);
+        }
+        let ia_p = IMat3::point(a_p);
+        let it_p = IVec3::point(t_p);
+        ws.delta_linear.clear();
+        for (k, &g) in self.governors.iter().enumerate() {
+            ws.delta_linear
+                .push(IMat3::point(governors[g as usize].linear) - ia_p);
+            ws.delta_translation[k] = ws.delta_translation[k] - it_p;
+        }
+        // [A_t] = Σ w̄_k ΔA_k over triangle-average weights (limited convex combinations).
+        let mut a_t = IMat3::ZERO;
+        for r in 0..3 {
+            for c in 0..3 {
+                let hi = limited_convex_bound(
+                    self.triangle_weight_range
+                        .iter()
+                        .zip(&ws.delta_linear)
+                        .map(|(w, d)| (*w, d.get(r, c).hi)),
+                    &mut ws.lp,
+                );
+                let lo = -limited_convex_bound(
+                    self.triangle_weight_range
+                        .iter()
+                        .zip(&ws.delta_linear)
+                        .map(|(w, d)| (*w, -d.get(r, c).lo)),
+                    &mut ws.lp,
+                );
+                *a_t.get_mut(r, c) = Interval::new(lo, hi);
+            }
+        }
+        let mut j = (ia_p + a_t) * self.j0;
+        for k in 0..self.governors.len() {
+            j = j
+                + ws.delta_linear[k] * self.jk_linear[k]
+                + IMat3::outer(ws.delta_translation[k], self.jk_translation[k]);
+        }
+        j
+    }
+
+    /// The BN-Tree normal bound `[n]` (eq. 17): an interval box containing a positive multiple of
+    /// every deformed triangle normal of the patch.
+    ///
+    /// # Performance
+    /// O(m log m), see [`PatchBounds::deformation_gradient_bound`].
+    pub fn normal_bound(&self, governors: &[Affine], ws: &mut BoundsWorkspace) -> IVec3 {
+        self.deformation_gradient_bound(governors, ws)
+            .normal_transform()
+            .mul_vec(self.n0)
+    }
+
+    /// The discrete normal cone of [`PatchBounds::normal_bound`].
+    ///
+    /// # Performance
+    /// O(m log m).
+    pub fn normal_cone(&self, governors: &[Affine], ws: &mut BoundsWorkspace) -> NormalCone {
+        NormalCone::from_normal_bound(&self.normal_bound(governors, ws))
+    }
+
+    /// Normal bound for deformations whose governors are moving points (`A_k = 0`, e.g. the
+    /// control points of a subdivision surface), using the per-patch best-fit affine of BN-Tree
+    /// §5: the points are re-expressed as `c_k = B c_k⁰ + r_k` with `(B, b)` the weighted
+    /// least-squares affine map from `rest_points` to `points`, and the governors become
+    /// `(B, r_k)`, whose small residuals give a tight bound. Valid when every rest vertex is the
+    /// same convex combination of `rest_points` (true for subdivision stencils).
+    ///
+    /// # Performance
+    /// O(m log m).
+    pub fn normal_bound_point_governors(
+        &self,
+        points: &[Vec3],
+        rest_points: &[Vec3],
+        ws: &mut BoundsWorkspace,
+    ) -> IVec3 {
+        let fit = self.best_fit_affine(points, rest_points);
+        let mut fitted = core::mem::take(&mut ws.fitted);
+        fitted.clear();
+        fitted.resize(points.len(), Affine::IDENTITY);
+        for &g in self.governors.iter() {
+            let g = g as usize;
+            fitted[g] = Affine::new(fit, points[g] - fit * rest_points[g]);
+        }
+        let n = self.normal_bound(&fitted, ws);
+        ws.fitted = fitted;
+        n
+    }
+
+    fn best_fit_affine(&self, points: &[Vec3], rest_points: &[Vec3]) -> Mat3 {
+        let mut w_sum = 0f64;
+        let mut mean_x = DVec3::ZERO;
+        let mut mean_y = DVec3::ZERO;
+        for (k, &g) in self.governors.iter().enumerate() {
+            let w = self.mean_weight[k] as f64 + 1e-6;
+            w_sum += w;
+            mean_x += dvec(rest_points[g as usize]) * w;
+            mean_y += dvec(points[g as usize]) * w;
+        }
+        mean_x /= w_sum;
+        mean_y /= w_sum;
+        let mut xx = DMat3::ZERO;
+        let mut yx = DMat3::ZERO;
+        for (k, &g) in self.governors.iter().enumerate() {
+            let w = self.mean_weight[k] as f64 + 1e-6;
+            let dx = dvec(rest_points[g as usize]) - mean_x;
+            let dy = dvec(points[g as usize]) - mean_y;
+            xx += outer64(dx, dx) * w;
+            yx += outer64(dy, dx) * w;
+        }
+        // Regularise towards the identity-free fit so flat patches (rank-2 moments) stay solvable.
+        let reg = 1e-9 * (xx.x_axis.x + xx.y_axis.y + xx.z_axis.z).max(1e-30);
+        let inv = (xx + DMat3::from_diagonal(DVec3::splat(reg))).inverse();
+        let b = yx * inv;
+        if b.is_finite() {
+            b.as_mat3()
+        } else {
+            Mat3::IDENTITY
+        }
+    }
+}
+
+fn outer64(a: DVec3, b: DVec3) -> DMat3 {
+    DMat3::from_cols(a * b.x, a * b.y, a * b.z)
+}
+
+/// `Σ_v s_v Δv g_vᵀ` for the three corners.
+fn outer_sum(deltas: &[DVec3; 3], grads: &[DVec3; 3], scale: [f64; 3]) -> DMat3 {
+    let mut m = DMat3::ZERO;
+    for v in 0..3 {
+        m += outer64(deltas[v] * scale[v], grads[v]);
+    }
+    m
+}
+
+fn widen_mat(m: &DMat3) -> IMat3 {
+    IMat3 {
+        cols: [m.x_axis, m.y_axis, m.z_axis]
+            .map(|c| IVec3::new(widen(c.x), widen(c.y), widen(c.z))),
+    }
+}
+
+fn abs_mat(m: &Mat3) -> Mat3 {
+    Mat3::from_cols(m.x_axis.abs(), m.y_axis.abs(), m.z_axis.abs())
+}
