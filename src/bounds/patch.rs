@@ -2,6 +2,7 @@
 
 use super::limited_convex::{LimitedConvexWorkspace, limited_convex_bound};
 use super::normal_cone::NormalCone;
+use super::obb::Obb;
 use crate::deformation::{Affine, ConvexWeights};
 use crate::math::{Aabb, IMat3, IVec3, Interval, Mat3, Vec3};
 use crate::mesh::TriangleMesh;
@@ -51,8 +52,13 @@ pub struct PatchBounds {
     triangle_weight_range: Box<[Interval]>,
     /// Mean weight of each governor over the patch vertices (sums to 1): picks `A_p`, `t_p`.
     mean_weight: Box<[f32]>,
-    /// Rest box (absolute positions) of the vertices each governor influences: (mid, half).
-    rest_box: Box<[(Vec3, Vec3)]>,
+    /// Orthonormal frame of the patch (PCA axes of its rest vertices, columns) in which the
+    /// per-governor rest boxes are expressed: boxes aligned with the patch stay tight under
+    /// rotation.
+    frame: Mat3,
+    /// Rest boxes of the vertices each governor influences, as (mid, half): `[0]` in world axes,
+    /// `[1]` in `frame` coordinates. A governor's image box is the intersection of both images.
+    rest_box: Box<[[(Vec3, Vec3); 2]]>,
     jk_linear: Box<[IMat3]>,
     jk_translation: Box<[IVec3]>,
     j0: IMat3,
@@ -120,28 +126,39 @@ impl PatchBounds {
         let m = governors.len();
         let local = |g: u32| governors.binary_search(&g).ok();
 
+        let frame = {
+            let pts: Vec<Vec3> = vertices.iter().map(|&v| rest[v as usize]).collect();
+            Obb::from_points(&pts).map_or(Mat3::IDENTITY, |o| o.axes)
+        };
+        let frame_t = frame.transpose();
         let mut mean = vec![0f64; m];
-        let mut boxes = vec![IVec3::EMPTY; m];
+        let mut boxes = vec![[IVec3::EMPTY; 2]; m];
         for &v in &vertices {
             let p = rest[v as usize];
+            let q = frame_t * p;
             for (g, w) in weights.iter_row(v as usize) {
                 if let Some(k) = local(g) {
                     mean[k] += w as f64;
-                    boxes[k] = boxes[k].hull_point(p);
+                    boxes[k][0] = boxes[k][0].hull_point(p);
+                    boxes[k][1] = boxes[k][1].hull_point(q);
                 }
             }
         }
         let total: f64 = mean.iter().sum::<f64>().max(f64::MIN_POSITIVE);
         let mean_weight: Box<[f32]> = mean.iter().map(|x| (x / total) as f32).collect();
-        let rest_box: Box<[(Vec3, Vec3)]> = boxes
+        let rest_box: Box<[[(Vec3, Vec3); 2]]> = boxes
             .iter()
-            .map(|b| {
-                let (lo, hi) = (b.mins(), b.maxs());
-                let mid = 0.5 * (lo + hi);
-                // Half extent rounded so that mid ± half contains [lo, hi].
-                let half = (hi - mid).max(mid - lo);
-                let pad = Vec3::splat(f32::EPSILON) * (mid.abs() + half);
-                (mid, half + pad)
+            .map(|pair| {
+                pair.map(|b| {
+                    let (lo, hi) = (b.mins(), b.maxs());
+                    let mid = 0.5 * (lo + hi);
+                    // Half extent rounded so that mid ± half contains [lo, hi].
+                    let half = (hi - mid).max(mid - lo);
+                    // The frame is orthonormal only up to rounding, and `frameᵀ p` rounds: pad by a
+                    // few ulps of the coordinates so the box still holds every rest vertex.
+                    let pad = Vec3::splat(8.0 * f32::EPSILON) * (mid.abs() + half);
+                    (mid, half + pad)
+                })
             })
             .collect();
 
@@ -206,6 +223,7 @@ impl PatchBounds {
         }
         Self {
             centroid,
+            frame,
             governors,
             weight_range,
             triangle_weight_range: triangle_weight_range.into(),
@@ -267,14 +285,11 @@ impl PatchBounds {
                 linear: a,
                 translation: t,
             } = governors[g as usize];
-            let (mid, half) = self.rest_box[k];
-            let abs = abs_mat(&a);
-            let center = a * mid + t;
-            let extent = abs * half;
-            // Rounding of the two products and sums: a few ulps of the magnitudes involved.
-            let err = (abs * (mid.abs() + half) + t.abs()) * (8.0 * f32::EPSILON);
-            let lo = center - extent - err;
-            let hi = center + extent + err;
+            let [world_box, frame_box] = self.rest_box[k];
+            let (lo0, hi0) = image_box(&a, t, world_box);
+            // A p0 = (A F)(Fᵀ p0) with F orthonormal.
+            let (lo1, hi1) = image_box(&(a * self.frame), t, frame_box);
+            let (lo, hi) = (lo0.max(lo1), hi0.min(hi1));
             magnitude = magnitude
                 .max(lo.abs().max_element())
                 .max(hi.abs().max_element());
@@ -466,6 +481,17 @@ fn widen_mat(m: &DMat3) -> IMat3 {
         cols: [m.x_axis, m.y_axis, m.z_axis]
             .map(|c| IVec3::new(widen(c.x), widen(c.y), widen(c.z))),
     }
+}
+
+/// The box `[lo, hi]` containing `a p + t` for every `p` in the box `(mid, half)`, padded for the
+/// rounding of the products and sums (a few ulps of the magnitudes involved).
+#[inline]
+fn image_box(a: &Mat3, t: Vec3, (mid, half): (Vec3, Vec3)) -> (Vec3, Vec3) {
+    let abs = abs_mat(a);
+    let center = *a * mid + t;
+    let extent = abs * half;
+    let err = (abs * (mid.abs() + half) + t.abs()) * (8.0 * f32::EPSILON);
+    (center - extent - err, center + extent + err)
 }
 
 fn abs_mat(m: &Mat3) -> Mat3 {
