@@ -46,13 +46,22 @@ pub fn deform_vertices(
     out: &mut Vec<Vec3>,
 ) {
     out.clear();
-    out.extend(rest.iter().enumerate().map(|(v, &p0)| {
-        let mut p = Vec3::ZERO;
-        for (g, w) in weights.iter_row(v) {
-            p += w * governors[g as usize].transform_point(p0);
-        }
-        p
-    }));
+    out.extend((0..rest.len()).map(|v| deform_vertex(rest, weights, governors, v)));
+}
+
+/// One deformed vertex, `Σ_k w_vk (A_k rest[v] + t_k)`, bit-identical to the entry that
+/// [`deform_vertices`] computes (lazy evaluators rely on that).
+///
+/// # Performance
+/// O(influences of `v`).
+#[inline]
+pub fn deform_vertex(rest: &[Vec3], weights: &ConvexWeights, governors: &[Affine], v: usize) -> Vec3 {
+    let p0 = rest[v];
+    let mut p = Vec3::ZERO;
+    for (g, w) in weights.iter_row(v) {
+        p += w * governors[g as usize].transform_point(p0);
+    }
+    p
 }
 
 /// Rejects governor arrays of the wrong length or with non-finite entries.

@@ -1,0 +1,287 @@
+//! The contour test (Volino & Magnenat-Thalmann 1994; Grinspun & Schröder 2001 §3.6): a patch whose normals all see a direction d is free of self-intersections if its boundary, projected onto the plane orthogonal to d, is a set of simple, pairwise disjoint closed curves.
+
+use super::SelfCollisionQuery;
+use super::bn_tree_build::BnTree;
+use crate::bounds::NormalCone;
+use crate::deformation::Affine;
+use std::time::Instant;
+
+/// One projected boundary segment.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Segment {
+    from: u32,
+    to: u32,
+    p: [f64; 2],
+    q: [f64; 2],
+}
+
+/// Scratch memory of the contour test.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ContourScratch {
+    edges: Vec<(u32, u32)>,
+    ends: Vec<u32>,
+    segments: Vec<Segment>,
+}
+
+/// Two vectors spanning the plane orthogonal to cone direction `dir`, with integer components so
+/// that projecting `f32` points is (nearly) exact in `f64`. They are not orthonormal: the map
+/// `p ↦ (u·p, w·p)` is an invertible linear image of the orthogonal projection, which preserves
+/// whether segments intersect.
+fn plane_basis(dir: usize) -> ([f64; 3], [f64; 3]) {
+    let d = NormalCone::DIRECTIONS[dir];
+    let d = [d.x as f64, d.y as f64, d.z as f64];
+    let u = if d[0] != 0.0 && d[1] == 0.0 && d[2] == 0.0 {
+        [0.0, 1.0, 0.0]
+    } else if d[0] == 0.0 && d[2] == 0.0 {
+        [0.0, 0.0, 1.0]
+    } else if d[0] == 0.0 && d[1] == 0.0 {
+        [1.0, 0.0, 0.0]
+    } else {
+        [d[1], -d[0], 0.0]
+    };
+    let w = [
+        d[1] * u[2] - d[2] * u[1],
+        d[2] * u[0] - d[0] * u[2],
+        d[0] * u[1] - d[1] * u[0],
+    ];
+    (u, w)
+}
+
+#[inline]
+fn orient(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> f64 {
+    (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+}
+
+#[inline]
+fn on_segment(a: [f64; 2], b: [f64; 2], p: [f64; 2]) -> bool {
+    p[0] >= a[0].min(b[0])
+        && p[0] <= a[0].max(b[0])
+        && p[1] >= a[1].min(b[1])
+        && p[1] <= a[1].max(b[1])
+}
+
+/// Closed-segment intersection (touching counts).
+fn segments_intersect(s: &Segment, t: &Segment) -> bool {
+    let o1 = orient(s.p, s.q, t.p);
+    let o2 = orient(s.p, s.q, t.q);
+    let o3 = orient(t.p, t.q, s.p);
+    let o4 = orient(t.p, t.q, s.q);
+    if ((o1 > 0.0 && o2 < 0.0) || (o1 < 0.0 && o2 > 0.0))
+        && ((o3 > 0.0 && o4 < 0.0) || (o3 < 0.0 && o4 > 0.0))
+    {
+        return true;
+    }
+    (o1 == 0.0 && on_segment(s.p, s.q, t.p))
+        || (o2 == 0.0 && on_segment(s.p, s.q, t.q))
+        || (o3 == 0.0 && on_segment(t.p, t.q, s.p))
+        || (o4 == 0.0 && on_segment(t.p, t.q, s.q))
+}
+
+/// Two segments sharing the endpoint `shared`: they only fail when they fold back onto each
+/// other (collinear and pointing the same way from the shared point).
+fn consecutive_segments_fold(s: &Segment, t: &Segment, shared: u32) -> bool {
+    let (o, a) = if s.from == shared {
+        (s.p, s.q)
+    } else {
+        (s.q, s.p)
+    };
+    let b = if t.from == shared { t.q } else { t.p };
+    orient(o, a, b) == 0.0 && (a[0] - o[0]) * (b[0] - o[0]) + (a[1] - o[1]) * (b[1] - o[1]) > 0.0
+}
+
+impl SelfCollisionQuery {
+    /// The contour test of node `a`, or of the union of adjacent nodes `a` and `b`, projected
+    /// along cone direction `dir`. True means "the projected contour is simple": together with
+    /// the normal test, the patch cannot self-intersect.
+    ///
+    /// Fails (conservatively) on an empty boundary, on a boundary vertex with more than one
+    /// incoming or outgoing boundary edge (a pinch, e.g. two patches touching at one vertex),
+    /// and on any touching or crossing of projected segments.
+    ///
+    /// # Performance
+    /// O(E log E) for E boundary edges (sort-and-sweep), plus the lazy deformation of the
+    /// boundary vertices.
+    pub(crate) fn contour_is_simple(
+        &mut self,
+        tree: &BnTree,
+        governors: &[Affine],
+        a: u32,
+        b: Option<u32>,
+        dir: usize,
+    ) -> bool {
+        let start = Instant::now();
+        self.stats.contour_tests += 1;
+        let result = self.contour_is_simple_inner(tree, governors, a, b, dir);
+        self.stats.contour_nanos += start.elapsed().as_nanos() as u64;
+        if !result {
+            self.stats.contour_failures += 1;
+        }
+        result
+    }
+
+    fn contour_is_simple_inner(
+        &mut self,
+        tree: &BnTree,
+        governors: &[Affine],
+        a: u32,
+        b: Option<u32>,
+        dir: usize,
+    ) -> bool {
+        let mut scratch = core::mem::take(&mut self.contour);
+        scratch.edges.clear();
+        let na = tree.nodes[a as usize];
+        let nb = b.map(|b| tree.nodes[b as usize]);
+        let (a0, a1) = na.boundary;
+        for e in &tree.boundary[a0 as usize..a1 as usize] {
+            if nb.is_none_or(|nb| !nb.contains_position(e.across)) {
+                scratch.edges.push((e.from, e.to));
+            }
+        }
+        if let Some(nb) = nb {
+            let (b0, b1) = nb.boundary;
+            for e in &tree.boundary[b0 as usize..b1 as usize] {
+                if !na.contains_position(e.across) {
+                    scratch.edges.push((e.from, e.to));
+                }
+            }
+        }
+        let simple = !scratch.edges.is_empty() && self.edges_form_simple_loops(&mut scratch) && {
+            self.project_segments(tree, governors, &mut scratch, dir);
+            projected_segments_are_disjoint(&mut scratch.segments)
+        };
+        self.contour = scratch;
+        simple
+    }
+
+    /// Every boundary vertex has exactly one outgoing and one incoming boundary edge.
+    fn edges_form_simple_loops(&self, scratch: &mut ContourScratch) -> bool {
+        scratch.ends.clear();
+        scratch.ends.extend(scratch.edges.iter().map(|e| e.0));
+        scratch.ends.sort_unstable();
+        if scratch.ends.windows(2).any(|w| w[0] == w[1]) {
+            return false;
+        }
+        let froms_len = scratch.ends.len();
+        scratch.ends.extend(scratch.edges.iter().map(|e| e.1));
+        scratch.ends[froms_len..].sort_unstable();
+        let (froms, tos) = scratch.ends.split_at(froms_len);
+        froms == tos
+    }
+
+    fn project_segments(
+        &mut self,
+        tree: &BnTree,
+        governors: &[Affine],
+        scratch: &mut ContourScratch,
+        dir: usize,
+    ) {
+        let (u, w) = plane_basis(dir);
+        scratch.segments.clear();
+        for i in 0..scratch.edges.len() {
+            let (from, to) = scratch.edges[i];
+            let proj = |p: crate::math::Vec3| {
+                let p = [p.x as f64, p.y as f64, p.z as f64];
+                [
+                    u[0] * p[0] + u[1] * p[1] + u[2] * p[2],
+                    w[0] * p[0] + w[1] * p[1] + w[2] * p[2],
+                ]
+            };
+            let p = proj(self.vertex(tree, governors, from));
+            let q = proj(self.vertex(tree, governors, to));
+            scratch.segments.push(Segment { from, to, p, q });
+        }
+    }
+}
+
+/// Sort-and-sweep along the first projected coordinate; segments sharing a vertex only fail by
+/// folding back, all others by touching or crossing.
+fn projected_segments_are_disjoint(segments: &mut [Segment]) -> bool {
+    segments.sort_unstable_by(|s, t| s.p[0].min(s.q[0]).total_cmp(&t.p[0].min(t.q[0])));
+    for i in 0..segments.len() {
+        let s = segments[i];
+        let s_max = s.p[0].max(s.q[0]);
+        let (s_ylo, s_yhi) = (s.p[1].min(s.q[1]), s.p[1].max(s.q[1]));
+        for t in &segments[i + 1..] {
+            if t.p[0].min(t.q[0]) > s_max {
+                break;
+            }
+            if t.p[1].max(t.q[1]) < s_ylo || t.p[1].min(t.q[1]) > s_yhi {
+                continue;
+            }
+            let shared = if s.from == t.to {
+                Some(s.from)
+            } else if s.to == t.from {
+                Some(s.to)
+            } else {
+                None
+            };
+            let bad = match shared {
+                Some(v) => consecutive_segments_fold(&s, t, v),
+                None => segments_intersect(&s, t),
+            };
+            if bad {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seg(from: u32, to: u32, p: [f64; 2], q: [f64; 2]) -> Segment {
+        Segment { from, to, p, q }
+    }
+
+    #[test]
+    fn square_is_simple_and_figure_eight_is_not() {
+        let sq = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
+        let mut s: Vec<Segment> = (0..4)
+            .map(|i| seg(i, (i + 1) % 4, sq[i as usize], sq[(i as usize + 1) % 4]))
+            .collect();
+        assert!(projected_segments_are_disjoint(&mut s));
+        // A bow tie: (0,0) → (1,1) → (1,0) → (0,1) → back.
+        let bt = [[0.0, 0.0], [1.0, 1.0], [1.0, 0.0], [0.0, 1.0]];
+        let mut s: Vec<Segment> = (0..4)
+            .map(|i| seg(i, (i + 1) % 4, bt[i as usize], bt[(i as usize + 1) % 4]))
+            .collect();
+        assert!(!projected_segments_are_disjoint(&mut s));
+    }
+
+    #[test]
+    fn touching_counts_as_intersecting() {
+        let a = seg(0, 1, [0.0, 0.0], [2.0, 0.0]);
+        let b = seg(2, 3, [1.0, 0.0], [1.0, 1.0]);
+        assert!(segments_intersect(&a, &b));
+        let c = seg(2, 3, [1.0, 0.5], [1.0, 1.0]);
+        assert!(!segments_intersect(&a, &c));
+    }
+
+    #[test]
+    fn folding_back_is_caught() {
+        let a = seg(0, 1, [0.0, 0.0], [2.0, 0.0]);
+        let b = seg(1, 2, [2.0, 0.0], [1.0, 0.0]);
+        assert!(consecutive_segments_fold(&a, &b, 1));
+        let c = seg(1, 2, [2.0, 0.0], [3.0, 0.0]);
+        assert!(!consecutive_segments_fold(&a, &c, 1));
+    }
+
+    #[test]
+    fn plane_bases_are_orthogonal_to_their_direction() {
+        for dir in 0..14 {
+            let d = NormalCone::DIRECTIONS[dir];
+            let (u, w) = plane_basis(dir);
+            let dot = |a: [f64; 3]| a[0] * d.x as f64 + a[1] * d.y as f64 + a[2] * d.z as f64;
+            assert_eq!(dot(u), 0.0);
+            assert_eq!(dot(w), 0.0);
+            let cross = [
+                u[1] * w[2] - u[2] * w[1],
+                u[2] * w[0] - u[0] * w[2],
+                u[0] * w[1] - u[1] * w[0],
+            ];
+            assert!(cross.iter().any(|c| *c != 0.0));
+        }
+    }
+}

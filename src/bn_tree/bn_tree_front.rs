@@ -1,0 +1,46 @@
+//! Front caching with conservative ascent (BN-Tree §4.3): where last frame's query went below a node, its cone comes from its children next frame; where it stopped above, the front climbs back if the parent's own bound is good.
+
+use super::SelfCollisionQuery;
+use super::bn_tree_build::{BnTree, NONE};
+use crate::deformation::Affine;
+
+/// A node climbs back above the front only if its own O(m) cone keeps at least this many
+/// directions (the paper's "less than 3 active bits" rule).
+const ASCENT_MIN_BITS: u32 = 3;
+
+impl SelfCollisionQuery {
+    /// Moves the update front after a query.
+    ///
+    /// * A node with O(m) data that the traversal descended below gets its cone from its
+    ///   children next frame: its own bound did not prune, and the children are computed anyway.
+    /// * A node whose cone came from its children but which was reached and not descended
+    ///   (pruned there) is a candidate for ascent: its own O(m) cone is test-computed, and the
+    ///   front climbs above it only if that cone keeps at least three directions.
+    ///
+    /// # Performance
+    /// O(nodes) flag scan plus one O(m) bound per ascent candidate.
+    pub(crate) fn update_front(&mut self, tree: &BnTree, governors: &[Affine]) {
+        let mut below = 0;
+        for i in 0..tree.nodes.len() {
+            let node = tree.nodes[i];
+            if node.patch == NONE {
+                continue;
+            }
+            let reached = self.cone_stamp[i] == self.epoch;
+            let descended = self.descended[i] == self.epoch;
+            if !self.cone_from_children[i] {
+                if descended {
+                    self.cone_from_children[i] = true;
+                }
+            } else if reached && !descended {
+                let own =
+                    tree.patches[node.patch as usize].normal_cone(governors, &mut self.bounds_ws);
+                if own.count() >= ASCENT_MIN_BITS {
+                    self.cone_from_children[i] = false;
+                }
+            }
+            below += self.cone_from_children[i] as u64;
+        }
+        self.stats.front_nodes_below = below;
+    }
+}

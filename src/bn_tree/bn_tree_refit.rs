@@ -1,0 +1,169 @@
+//! Lazy per-frame refit: deformed vertices, AABBs and discrete normal cones computed on demand and stamped with the frame epoch; and the eager bottom-up refit of the HSC baseline.
+
+use super::SelfCollisionQuery;
+use super::bn_tree_build::{BnTree, NONE};
+use crate::bounds::NormalCone;
+use crate::deformation::{Affine, deform_vertex};
+use crate::math::{Aabb, Vec3};
+use rapier3d::parry::glamx::DVec3;
+
+impl SelfCollisionQuery {
+    /// The deformed position of vertex `v`, evaluated once per frame.
+    #[inline]
+    pub(crate) fn vertex(&mut self, tree: &BnTree, governors: &[Affine], v: u32) -> Vec3 {
+        let v = v as usize;
+        if self.vertex_stamp[v] != self.epoch {
+            self.vertex_stamp[v] = self.epoch;
+            self.vertices[v] = deform_vertex(&tree.rest, &tree.weights, governors, v);
+            self.stats.vertices_deformed += 1;
+        }
+        self.vertices[v]
+    }
+
+    /// The three deformed corners of triangle `t`.
+    #[inline]
+    pub(crate) fn corners(&mut self, tree: &BnTree, governors: &[Affine], t: u32) -> [Vec3; 3] {
+        tree.mesh.triangles()[t as usize].map(|v| self.vertex(tree, governors, v))
+    }
+
+    /// The cone of one deformed triangle, from its normal computed in `f64` (products and
+    /// differences of `f32` inputs are nearly exact there, so the sign tests match an exact
+    /// oracle).
+    pub(crate) fn triangle_cone(
+        &mut self,
+        tree: &BnTree,
+        governors: &[Affine],
+        t: u32,
+    ) -> NormalCone {
+        let [a, b, c] = self
+            .corners(tree, governors, t)
+            .map(|p| DVec3::new(p.x as f64, p.y as f64, p.z as f64));
+        let n = (b - a).cross(c - a);
+        let mut bits = 0u16;
+        for (i, d) in NormalCone::DIRECTIONS.iter().enumerate() {
+            if n.x * d.x as f64 + n.y * d.y as f64 + n.z * d.z as f64 > 0.0 {
+                bits |= 1 << i;
+            }
+        }
+        NormalCone(bits)
+    }
+
+    /// The AABB of deformed triangle `t`.
+    #[inline]
+    pub(crate) fn triangle_aabb(&mut self, tree: &BnTree, governors: &[Affine], t: u32) -> Aabb {
+        let [a, b, c] = self.corners(tree, governors, t);
+        Aabb::new(a.min(b).min(c), a.max(b).max(c))
+    }
+
+    /// The node's AABB this frame: O(m) from its governors if it has patch data, else the union
+    /// of its children (leaves: of their deformed vertices).
+    pub(crate) fn node_aabb(&mut self, tree: &BnTree, governors: &[Affine], i: u32) -> Aabb {
+        let iu = i as usize;
+        if self.aabb_stamp[iu] == self.epoch {
+            return self.aabbs[iu];
+        }
+        let node = tree.nodes[iu];
+        let aabb = match node.children {
+            None => {
+                let mut lo = Vec3::splat(f32::MAX);
+                let mut hi = Vec3::splat(f32::MIN);
+                for pos in node.first..node.first + node.count {
+                    let t = tree.order[pos as usize];
+                    let b = self.triangle_aabb(tree, governors, t);
+                    lo = lo.min(b.mins);
+                    hi = hi.max(b.maxs);
+                }
+                Aabb::new(lo, hi)
+            }
+            Some([l, r]) if node.patch == NONE => {
+                let (a, b) = (
+                    self.node_aabb(tree, governors, l),
+                    self.node_aabb(tree, governors, r),
+                );
+                Aabb::new(a.mins.min(b.mins), a.maxs.max(b.maxs))
+            }
+            Some(_) => {
+                self.stats.governor_aabbs += 1;
+                tree.patches[node.patch as usize].aabb(governors, &mut self.bounds_ws)
+            }
+        };
+        self.aabb_stamp[iu] = self.epoch;
+        self.aabbs[iu] = aabb;
+        aabb
+    }
+
+    /// The node's discrete normal cone this frame: O(m) from its governors if it has patch data
+    /// and the update front does not sit below it, else the intersection of its children's cones
+    /// (leaves: of their deformed triangle normals).
+    pub(crate) fn node_cone(&mut self, tree: &BnTree, governors: &[Affine], i: u32) -> NormalCone {
+        let iu = i as usize;
+        if self.cone_stamp[iu] == self.epoch {
+            return self.cones[iu];
+        }
+        let node = tree.nodes[iu];
+        let cone = match node.children {
+            None => {
+                let mut cone = NormalCone::ALL;
+                for pos in node.first..node.first + node.count {
+                    let t = tree.order[pos as usize];
+                    cone = cone.intersection(self.triangle_cone(tree, governors, t));
+                }
+                cone
+            }
+            Some([l, r]) if node.patch == NONE || self.cone_from_children[iu] => {
+                let a = self.node_cone(tree, governors, l);
+                if a.is_empty() {
+                    // The intersection is empty whatever the sibling's cone is.
+                    a
+                } else {
+                    a.intersection(self.node_cone(tree, governors, r))
+                }
+            }
+            Some(_) => {
+                self.stats.governor_cones += 1;
+                tree.patches[node.patch as usize].normal_cone(governors, &mut self.bounds_ws)
+            }
+        };
+        self.cone_stamp[iu] = self.epoch;
+        self.cones[iu] = cone;
+        cone
+    }
+
+    /// HSC (Volino & Magnenat-Thalmann 1994): deform every vertex and refit every node's AABB
+    /// and cone bottom-up from the leaves, O(n), before the traversal.
+    pub(crate) fn refit_all_bottom_up(&mut self, tree: &BnTree, governors: &[Affine]) {
+        for v in 0..tree.rest.len() as u32 {
+            let _ = self.vertex(tree, governors, v);
+        }
+        // Children come after their parent in depth-first order: walk backwards.
+        for i in (0..tree.nodes.len()).rev() {
+            let node = tree.nodes[i];
+            let (aabb, cone) = match node.children {
+                None => {
+                    let mut lo = Vec3::splat(f32::MAX);
+                    let mut hi = Vec3::splat(f32::MIN);
+                    let mut cone = NormalCone::ALL;
+                    for pos in node.first..node.first + node.count {
+                        let t = tree.order[pos as usize];
+                        let b = self.triangle_aabb(tree, governors, t);
+                        lo = lo.min(b.mins);
+                        hi = hi.max(b.maxs);
+                        cone = cone.intersection(self.triangle_cone(tree, governors, t));
+                    }
+                    (Aabb::new(lo, hi), cone)
+                }
+                Some([l, r]) => {
+                    let (a, b) = (self.aabbs[l as usize], self.aabbs[r as usize]);
+                    (
+                        Aabb::new(a.mins.min(b.mins), a.maxs.max(b.maxs)),
+                        self.cones[l as usize].intersection(self.cones[r as usize]),
+                    )
+                }
+            };
+            self.aabbs[i] = aabb;
+            self.cones[i] = cone;
+            self.aabb_stamp[i] = self.epoch;
+            self.cone_stamp[i] = self.epoch;
+        }
+    }
+}
