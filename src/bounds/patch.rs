@@ -330,6 +330,13 @@ impl PatchBounds {
         governors: &[Affine],
         ws: &mut BoundsWorkspace,
     ) -> IMat3 {
+        let (linear, residual) = self.gradient_parts(governors, ws);
+        linear * self.j0 + residual
+    }
+
+    /// The two parts of eq. 15: `B = A_p + [A_t]` (so that `J = B J0 + E`) and the in-triangle
+    /// residual `E = Σ_k (ΔA_k Δt_k) [J_k]`.
+    fn gradient_parts(&self, governors: &[Affine], ws: &mut BoundsWorkspace) -> (IMat3, IMat3) {
         // A_p, t_p: the mean-weighted average transform (any choice is exact; this one keeps
         // ΔA_k and Δt_k small).
         let mut a_p = Mat3::ZERO;
@@ -374,13 +381,14 @@ impl PatchBounds {
                 *a_t.get_mut(r, c) = Interval::new(lo, hi);
             }
         }
-        let mut j = (ia_p + a_t) * self.j0;
+        let linear = ia_p + a_t;
+        let mut residual = IMat3::ZERO;
         for k in 0..self.governors.len() {
-            j = j
+            residual = residual
                 + ws.delta_linear[k] * self.jk_linear[k]
                 + IMat3::outer(ws.delta_translation[k], self.jk_translation[k]);
         }
-        j
+        (linear, residual)
     }
 
     /// The BN-Tree normal bound `[n]` (eq. 17): an interval box containing a positive multiple of
@@ -389,9 +397,28 @@ impl PatchBounds {
     /// # Performance
     /// O(m log m), see [`PatchBounds::deformation_gradient_bound`].
     pub fn normal_bound(&self, governors: &[Affine], ws: &mut BoundsWorkspace) -> IVec3 {
-        self.deformation_gradient_bound(governors, ws)
-            .normal_transform()
-            .mul_vec(self.n0)
+        let (b, e) = self.gradient_parts(governors, ws);
+        let x = b * self.j0;
+        // Eq. 17 as written: cof(B J0 + E) [n0].
+        let direct = (x + e).normal_transform().mul_vec(self.n0);
+        // The same per triangle, expanded so the spread of J0 over a curved patch does not
+        // multiply the spread of n0: J0 = I − n0 n0ᵀ, so cof(B J0) n0 = cof(B) cof(J0) n0 =
+        // cof(B) n0 exactly, and cof(X + E) = cof(X) + C(X, E) + cof(E) with C the bilinear
+        // cross terms (column i: x_j × e_k + e_j × x_k).
+        let [x1, x2, x3] = x.cols;
+        let [e1, e2, e3] = e.cols;
+        let cross = IMat3 {
+            cols: [
+                x2.cross(e3) + e2.cross(x3),
+                x3.cross(e1) + e3.cross(x1),
+                x1.cross(e2) + e1.cross(x2),
+            ],
+        };
+        let expanded = b.normal_transform().mul_vec(self.n0)
+            + cross.mul_vec(self.n0)
+            + e.normal_transform().mul_vec(self.n0);
+        // Both contain every deformed normal: keep their intersection.
+        direct.intersect(expanded)
     }
 
     /// The discrete normal cone of [`PatchBounds::normal_bound`].

@@ -61,6 +61,12 @@ impl Interval {
         Self::new(self.lo.min(other.lo), self.hi.max(other.hi))
     }
 
+    /// The intersection (empty when disjoint).
+    #[inline]
+    pub fn intersect(self, other: Self) -> Self {
+        Self::new(self.lo.max(other.lo), self.hi.min(other.hi))
+    }
+
     /// The smallest interval containing `self` and `x`.
     #[inline]
     pub fn hull_point(self, x: f32) -> Self {

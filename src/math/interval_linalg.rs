@@ -100,6 +100,16 @@ impl IVec3 {
         Self::new(self.x.hull(o.x), self.y.hull(o.y), self.z.hull(o.z))
     }
 
+    /// Componentwise intersection (use when both boxes are known to contain the same value).
+    #[inline]
+    pub fn intersect(self, o: Self) -> Self {
+        Self::new(
+            self.x.intersect(o.x),
+            self.y.intersect(o.y),
+            self.z.intersect(o.z),
+        )
+    }
+
     /// Componentwise hull with a point.
     #[inline]
     pub fn hull_point(self, p: Vec3) -> Self {
