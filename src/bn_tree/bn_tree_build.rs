@@ -56,6 +56,13 @@ pub struct BnNode {
     pub(crate) patch: u32,
     /// Range of this node's boundary edges in the tree's edge list.
     pub(crate) boundary: (u32, u32),
+    /// 64-bit signature of the boundary vertices (bit `v mod 64`): disjoint signatures prove two
+    /// nodes share no vertex without merging their boundary lists.
+    pub(crate) signature: u64,
+    /// Every boundary vertex has exactly one incoming and one outgoing boundary edge (the
+    /// boundary is a set of closed loops). Otherwise the patch is pinched and its own contour
+    /// test cannot pass.
+    pub(crate) loops: bool,
 }
 
 impl BnNode {
@@ -108,15 +115,6 @@ pub struct BnTree {
     pub(crate) options: BnTreeOptions,
 }
 
-struct Cluster {
-    children: Option<[u32; 2]>,
-    triangle: u32,
-    count: u32,
-    area: f64,
-    perimeter: f64,
-    centroid: Vec3,
-}
-
 impl BnTree {
     /// Builds the tree with default options.
     ///
@@ -131,10 +129,10 @@ impl BnTree {
 
     /// Builds the tree of `mesh`, whose vertices `rest` move under governors with `weights`.
     ///
-    /// Patches are grown bottom-up: at every level, edge-adjacent clusters are matched greedily
-    /// by the compactness `area / perimeter²` of their union (BN-Tree §4.1: patches that maximise
-    /// area over perimeter make the contour test unlikely to fail), so every node is an
-    /// edge-connected patch; connected components are joined at the top.
+    /// Patches are split top-down: each node's triangles are divided into two edge-connected
+    /// halves grown breadth-first from two far-apart seeds, which gives balanced, compact
+    /// patches (BN-Tree §4.1: patches that maximise area over perimeter make the contour test
+    /// unlikely to fail); sets with several connected components are split between components.
     ///
     /// # Errors
     /// [`DeformError::LengthMismatch`] when `rest` or the weight rows do not match the mesh's
@@ -178,7 +176,7 @@ impl BnTree {
             });
         }
         let neighbours = mesh.edge_neighbours();
-        let (clusters, root) = cluster_triangles(mesh, rest, &neighbours);
+        let _ = rest;
         let mut tree = Self {
             mesh: mesh.clone(),
             rest: rest.to_vec(),
@@ -189,53 +187,47 @@ impl BnTree {
             patches: Vec::new(),
             options,
         };
-        tree.flatten(&clusters, root);
+        tree.bisect(&neighbours);
         tree.compute_boundaries(&neighbours);
         tree.compute_patches();
         Ok(tree)
     }
 
-    /// Depth-first flattening of the cluster tree into nodes whose triangles are contiguous,
-    /// collapsing clusters of at most `leaf_triangles` into leaves.
-    fn flatten(&mut self, clusters: &[Cluster], root: u32) {
-        // (cluster, parent node, depth, is-right-child)
-        let mut stack = vec![(root, NONE, 0u32, false)];
-        let mut leaf_stack = Vec::new();
-        while let Some((c, parent, depth, right)) = stack.pop() {
+    /// Top-down recursive bisection into edge-connected halves (see [`Bisector`]), written in
+    /// depth-first order so every node's triangles are contiguous.
+    fn bisect(&mut self, neighbours: &[[u32; 3]]) {
+        let mut bisector = Bisector::new(neighbours);
+        let all: Vec<u32> = (0..self.mesh.triangle_count() as u32).collect();
+        // (triangles, parent node, depth, is-right-child)
+        let mut stack = vec![(all, NONE, 0u32, false)];
+        while let Some((tris, parent, depth, right)) = stack.pop() {
             let node = self.nodes.len() as u32;
             if parent != NONE {
                 if let Some(ch) = self.nodes[parent as usize].children.as_mut() {
                     ch[right as usize] = node;
                 }
             }
-            let cl = &clusters[c as usize];
             let first = self.order.len() as u32;
-            let leaf = cl.children.is_none() || cl.count as usize <= self.options.leaf_triangles;
+            let leaf = tris.len() <= self.options.leaf_triangles;
             self.nodes.push(BnNode {
                 first,
-                count: cl.count,
+                count: tris.len() as u32,
                 children: if leaf { None } else { Some([NONE; 2]) },
                 parent,
                 depth,
                 patch: NONE,
                 boundary: (0, 0),
+                signature: 0,
+                loops: false,
             });
             if leaf {
-                leaf_stack.push(c);
-                while let Some(x) = leaf_stack.pop() {
-                    match clusters[x as usize].children {
-                        None => self.order.push(clusters[x as usize].triangle),
-                        Some([a, b]) => {
-                            leaf_stack.push(b);
-                            leaf_stack.push(a);
-                        }
-                    }
-                }
-            } else if let Some([a, b]) = cl.children {
-                // Left child is processed first so its triangles come first.
-                stack.push((b, node, depth + 1, true));
-                stack.push((a, node, depth + 1, false));
+                self.order.extend_from_slice(&tris);
+                continue;
             }
+            let (left, right_tris) = bisector.split(&tris);
+            // Left child is processed first so its triangles come first.
+            stack.push((right_tris, node, depth + 1, true));
+            stack.push((left, node, depth + 1, false));
         }
     }
 
@@ -291,6 +283,16 @@ impl BnTree {
             let start = self.boundary.len() as u32;
             self.boundary.extend(edges);
             self.nodes[i].boundary = (start, self.boundary.len() as u32);
+            let edges = &self.boundary[start as usize..];
+            self.nodes[i].signature = edges
+                .iter()
+                .fold(0u64, |sig, e| sig | (1u64 << (e.from % 64)));
+            let mut froms: Vec<u32> = edges.iter().map(|e| e.from).collect();
+            let mut tos: Vec<u32> = edges.iter().map(|e| e.to).collect();
+            froms.sort_unstable();
+            tos.sort_unstable();
+            self.nodes[i].loops =
+                !froms.is_empty() && froms.windows(2).all(|w| w[0] != w[1]) && froms == tos;
         }
     }
 
@@ -387,6 +389,9 @@ impl BnTree {
     /// # Performance
     /// O(boundary(a) + boundary(b)).
     pub fn nodes_adjacent(&self, a: usize, b: usize) -> bool {
+        if self.nodes[a].signature & self.nodes[b].signature == 0 {
+            return false;
+        }
         let (a0, a1) = self.nodes[a].boundary;
         let (b0, b1) = self.nodes[b].boundary;
         let (ea, eb) = (
@@ -422,150 +427,172 @@ impl BnTree {
     }
 }
 
-/// Greedy bottom-up matching of edge-adjacent clusters by the compactness of their union.
-/// Returns the cluster arena and the root.
-fn cluster_triangles(
-    mesh: &TriangleMesh,
-    rest: &[Vec3],
-    neighbours: &[[u32; 3]],
-) -> (Vec<Cluster>, u32) {
-    let tri_count = mesh.triangle_count();
-    let mut clusters: Vec<Cluster> = (0..tri_count)
-        .map(|t| {
-            let [a, b, c] = mesh.corners(rest, t);
-            Cluster {
-                children: None,
-                triangle: t as u32,
-                count: 1,
-                area: 0.5 * ((b - a).cross(c - a)).length() as f64,
-                perimeter: ((b - a).length() + (c - b).length() + (a - c).length()) as f64,
-                centroid: (a + b + c) / 3.0,
-            }
-        })
-        .collect();
-    let mut owner: Vec<u32> = (0..tri_count as u32).collect();
-    let mut pairs: Vec<(u32, u32, f64)> = Vec::new();
-    let mut scored: Vec<(f64, u32, u32)> = Vec::new();
-    let mut next_owner: Vec<u32> = Vec::new();
-    loop {
-        // Shared edge length between every pair of adjacent clusters.
-        pairs.clear();
-        for t in 0..tri_count {
-            let tri = mesh.triangles()[t];
-            for e in 0..3 {
-                let n = neighbours[t][e];
-                if n == NONE || (n as usize) < t {
-                    continue;
+/// Splits a set of triangles into two edge-connected halves of (nearly) equal size by growing
+/// two regions breadth-first from two far-apart seeds, alternating one triangle at a time.
+/// Sets with several connected components are split between components instead.
+pub(crate) struct Bisector<'a> {
+    neighbours: &'a [[u32; 3]],
+    /// Per triangle: the node-local stamp saying it belongs to the set being split.
+    member: Vec<u32>,
+    /// Per triangle: BFS visit stamp.
+    visited: Vec<u32>,
+    side: Vec<u8>,
+    side_grown: u8,
+    stamp: u32,
+    queue: std::collections::VecDeque<u32>,
+}
+
+impl<'a> Bisector<'a> {
+    pub(crate) fn new(neighbours: &'a [[u32; 3]]) -> Self {
+        let n = neighbours.len();
+        Self {
+            neighbours,
+            member: vec![0; n],
+            visited: vec![0; n],
+            side: vec![0; n],
+            side_grown: 0,
+            stamp: 0,
+            queue: std::collections::VecDeque::new(),
+        }
+    }
+
+    fn next_stamp(&mut self) -> u32 {
+        self.stamp += 1;
+        self.stamp
+    }
+
+    /// Breadth-first from `start` over members; returns the last triangle reached and the
+    /// number reached.
+    fn farthest(&mut self, start: u32, member: u32) -> (u32, usize) {
+        let stamp = self.next_stamp();
+        self.queue.clear();
+        self.queue.push_back(start);
+        self.visited[start as usize] = stamp;
+        let (mut last, mut reached) = (start, 0);
+        while let Some(t) = self.queue.pop_front() {
+            last = t;
+            reached += 1;
+            for &n in &self.neighbours[t as usize] {
+                if n != NONE
+                    && self.member[n as usize] == member
+                    && self.visited[n as usize] != stamp
+                {
+                    self.visited[n as usize] = stamp;
+                    self.queue.push_back(n);
                 }
-                let (a, b) = (owner[t], owner[n as usize]);
-                if a != b {
-                    let len =
-                        (rest[tri[e] as usize] - rest[tri[(e + 1) % 3] as usize]).length() as f64;
-                    pairs.push((a.min(b), a.max(b), len));
+            }
+        }
+        (last, reached)
+    }
+
+    /// Splits `tris` into `(left, right)`.
+    pub(crate) fn split(&mut self, tris: &[u32]) -> (Vec<u32>, Vec<u32>) {
+        let member = self.next_stamp();
+        for &t in tris {
+            self.member[t as usize] = member;
+        }
+        let (far, reached) = self.farthest(tris[0], member);
+        if reached < tris.len() {
+            return self.split_components(tris, member);
+        }
+        let (seed_b, _) = self.farthest(far, member);
+        let seed_a = far;
+        let stamp = self.next_stamp();
+        let mut queues = [
+            std::collections::VecDeque::new(),
+            std::collections::VecDeque::new(),
+        ];
+        for (side, seed) in [(0u8, seed_a), (1u8, seed_b)] {
+            self.visited[seed as usize] = stamp;
+            self.side[seed as usize] = side;
+            queues[side as usize].push_back(seed);
+        }
+        let mut counts = [1usize, 1usize];
+        // Grow the smaller side by one triangle at a time (the other one when the smaller is
+        // enclosed), so the halves balance and each stays edge-connected to its seed.
+        loop {
+            let smaller = if counts[0] <= counts[1] { 0 } else { 1 };
+            let grown = self.grow_one(&mut queues[smaller], member, stamp, smaller as u8)
+                || self.grow_one(&mut queues[1 - smaller], member, stamp, 1 - smaller as u8);
+            if !grown {
+                break;
+            }
+            let side = if self.side_grown == 0 { 0 } else { 1 };
+            counts[side] += 1;
+        }
+        let (mut left, mut right) = (Vec::with_capacity(counts[0]), Vec::with_capacity(counts[1]));
+        for &t in tris {
+            if self.side[t as usize] == 0 {
+                left.push(t);
+            } else {
+                right.push(t);
+            }
+        }
+        (left, right)
+    }
+
+    /// Adds one unvisited member neighbour of the queue's front triangles to `side`.
+    fn grow_one(
+        &mut self,
+        queue: &mut std::collections::VecDeque<u32>,
+        member: u32,
+        stamp: u32,
+        side: u8,
+    ) -> bool {
+        while let Some(&t) = queue.front() {
+            for &n in &self.neighbours[t as usize] {
+                if n != NONE
+                    && self.member[n as usize] == member
+                    && self.visited[n as usize] != stamp
+                {
+                    self.visited[n as usize] = stamp;
+                    self.side[n as usize] = side;
+                    self.side_grown = side;
+                    queue.push_back(n);
+                    return true;
                 }
             }
+            let _ = queue.pop_front();
         }
-        if pairs.is_empty() {
-            break;
-        }
-        pairs.sort_unstable_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
-        scored.clear();
-        let mut i = 0;
-        while i < pairs.len() {
-            let (a, b) = (pairs[i].0, pairs[i].1);
-            let mut shared = 0.0;
-            while i < pairs.len() && pairs[i].0 == a && pairs[i].1 == b {
-                shared += pairs[i].2;
-                i += 1;
-            }
-            let (ca, cb) = (&clusters[a as usize], &clusters[b as usize]);
-            let area = ca.area + cb.area;
-            let perimeter = (ca.perimeter + cb.perimeter - 2.0 * shared).max(1e-30);
-            let balance = (ca.count.min(cb.count) as f64 / ca.count.max(cb.count) as f64).sqrt();
-            scored.push((area / (perimeter * perimeter) * balance, a, b));
-        }
-        scored.sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then((x.1, x.2).cmp(&(y.1, y.2))));
-        next_owner.clear();
-        next_owner.resize(clusters.len(), NONE);
-        for &(_, a, b) in &scored {
-            if next_owner[a as usize] != NONE || next_owner[b as usize] != NONE {
+        false
+    }
+
+    /// A set that is not edge-connected: its components go to two sides, largest first onto
+    /// the smaller side.
+    fn split_components(&mut self, tris: &[u32], member: u32) -> (Vec<u32>, Vec<u32>) {
+        let stamp = self.next_stamp();
+        let mut components: Vec<Vec<u32>> = Vec::new();
+        for &t in tris {
+            if self.visited[t as usize] == stamp {
                 continue;
             }
-            let id = clusters.len() as u32;
-            let (ca, cb) = (&clusters[a as usize], &clusters[b as usize]);
-            let merged = Cluster {
-                children: Some([a, b]),
-                triangle: NONE,
-                count: ca.count + cb.count,
-                area: ca.area + cb.area,
-                perimeter: ca.perimeter + cb.perimeter,
-                centroid: (ca.centroid * ca.count as f32 + cb.centroid * cb.count as f32)
-                    / (ca.count + cb.count) as f32,
-            };
-            clusters.push(merged);
-            next_owner.push(NONE);
-            next_owner[a as usize] = id;
-            next_owner[b as usize] = id;
-        }
-        // Exact perimeters of the merged clusters: subtract twice their internal shared length.
-        for &(a, b, len) in &pairs {
-            let (na, nb) = (next_owner[a as usize], next_owner[b as usize]);
-            if na != NONE && na == nb {
-                clusters[na as usize].perimeter -= 2.0 * len;
+            let mut comp = Vec::new();
+            self.queue.clear();
+            self.queue.push_back(t);
+            self.visited[t as usize] = stamp;
+            while let Some(x) = self.queue.pop_front() {
+                comp.push(x);
+                for &n in &self.neighbours[x as usize] {
+                    if n != NONE
+                        && self.member[n as usize] == member
+                        && self.visited[n as usize] != stamp
+                    {
+                        self.visited[n as usize] = stamp;
+                        self.queue.push_back(n);
+                    }
+                }
             }
+            components.push(comp);
         }
-        for o in owner.iter_mut() {
-            let n = next_owner[*o as usize];
-            if n != NONE {
-                *o = n;
-            }
-        }
-    }
-    // The roots are the clusters nobody merged: one per connected component.
-    let mut is_child = vec![false; clusters.len()];
-    for c in &clusters {
-        if let Some([a, b]) = c.children {
-            is_child[a as usize] = true;
-            is_child[b as usize] = true;
-        }
-    }
-    let mut roots: Vec<u32> = (0..clusters.len() as u32)
-        .filter(|&c| !is_child[c as usize])
-        .collect();
-    // Join connected components pairwise along their centroids' longest spread.
-    while roots.len() > 1 {
-        let (lo, hi) = roots.iter().fold(
-            (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
-            |(lo, hi), &r| {
-                let c = clusters[r as usize].centroid;
-                (lo.min(c), hi.max(c))
-            },
-        );
-        let axis = (hi - lo).max_position();
-        roots.sort_by(|&a, &b| {
-            clusters[a as usize].centroid[axis].total_cmp(&clusters[b as usize].centroid[axis])
-        });
-        let mut next = Vec::with_capacity(roots.len() / 2 + 1);
-        for chunk in roots.chunks(2) {
-            if let [a, b] = *chunk {
-                let (ca, cb) = (&clusters[a as usize], &clusters[b as usize]);
-                let merged = Cluster {
-                    children: Some([a, b]),
-                    triangle: NONE,
-                    count: ca.count + cb.count,
-                    area: ca.area + cb.area,
-                    perimeter: ca.perimeter + cb.perimeter,
-                    centroid: (ca.centroid * ca.count as f32 + cb.centroid * cb.count as f32)
-                        / (ca.count + cb.count) as f32,
-                };
-                next.push(clusters.len() as u32);
-                clusters.push(merged);
+        components.sort_by_key(|c| core::cmp::Reverse(c.len()));
+        let (mut left, mut right) = (Vec::new(), Vec::new());
+        for c in components {
+            if left.len() <= right.len() {
+                left.extend(c);
             } else {
-                next.push(chunk[0]);
+                right.extend(c);
             }
         }
-        roots = next;
+        (left, right)
     }
-    let root = roots[0];
-    (clusters, root)
 }

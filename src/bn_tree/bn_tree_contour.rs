@@ -127,15 +127,27 @@ impl SelfCollisionQuery {
         b: Option<u32>,
         dir: usize,
     ) -> bool {
-        let mut scratch = core::mem::take(&mut self.contour);
-        scratch.edges.clear();
         let na = tree.nodes[a as usize];
         let nb = b.map(|b| tree.nodes[b as usize]);
+        if b.is_none() && !na.loops {
+            // Precomputed: the patch's own boundary is pinched.
+            self.stats.contour_pinched += 1;
+            return false;
+        }
+        let mut scratch = core::mem::take(&mut self.contour);
+        scratch.edges.clear();
         let (a0, a1) = na.boundary;
         for e in &tree.boundary[a0 as usize..a1 as usize] {
             if nb.is_none_or(|nb| !nb.contains_position(e.across)) {
                 scratch.edges.push((e.from, e.to));
             }
+        }
+        let shared_edges = ((a1 - a0) as usize).saturating_sub(scratch.edges.len());
+        if nb.is_some() && shared_edges == 0 {
+            // The patches share vertices but no edge: their union is pinched at those vertices.
+            self.stats.contour_pinched += 1;
+            self.contour = scratch;
+            return false;
         }
         if let Some(nb) = nb {
             let (b0, b1) = nb.boundary;
@@ -145,7 +157,11 @@ impl SelfCollisionQuery {
                 }
             }
         }
-        let simple = !scratch.edges.is_empty() && self.edges_form_simple_loops(&mut scratch) && {
+        let loops_ok = !scratch.edges.is_empty() && self.edges_form_simple_loops(&mut scratch);
+        if !loops_ok {
+            self.stats.contour_pinched += 1;
+        }
+        let simple = loops_ok && {
             self.project_segments(tree, governors, &mut scratch, dir);
             projected_segments_are_disjoint(&mut scratch.segments)
         };

@@ -52,9 +52,18 @@ impl SelfCollisionQuery {
         while let Some(task) = self.stack.pop() {
             self.stats.tasks += 1;
             match task {
-                Task::SelfOne(a) => self.self_one(tree, governors, mode, a, out),
-                Task::SelfPair(a, b) => self.self_pair(tree, governors, mode, a, b, out),
-                Task::Collide(a, b) => self.collide(tree, governors, a, b, out),
+                Task::SelfOne(a) => {
+                    self.stats.self_tasks += 1;
+                    self.self_one(tree, governors, mode, a, out)
+                }
+                Task::SelfPair(a, b) => {
+                    self.stats.adjacent_tasks += 1;
+                    self.self_pair(tree, governors, mode, a, b, out)
+                }
+                Task::Collide(a, b) => {
+                    self.stats.disjoint_tasks += 1;
+                    self.collide(tree, governors, a, b, out)
+                }
             }
         }
         for pair in out.iter_mut() {

@@ -52,6 +52,12 @@ pub enum CullingMode {
 pub struct SelfCollisionStats {
     /// Traversal tasks processed.
     pub tasks: u64,
+    /// `self_collide(a)` tasks.
+    pub self_tasks: u64,
+    /// `self_collide(a, b)` tasks (adjacent patches).
+    pub adjacent_tasks: u64,
+    /// `collide(a, b)` tasks (disjoint patches).
+    pub disjoint_tasks: u64,
     /// Patches or patch pairs pruned by the normal (+ contour) test.
     pub pruned_by_normals: u64,
     /// Patch pairs pruned by disjoint boxes.
@@ -64,6 +70,9 @@ pub struct SelfCollisionStats {
     pub vertices_deformed: u64,
     /// Contour tests run.
     pub contour_tests: u64,
+    /// Contour tests failed because a boundary vertex has several boundary edges (a pinch) or
+    /// the boundary is empty.
+    pub contour_pinched: u64,
     /// Contour tests that found a non-simple contour.
     pub contour_failures: u64,
     /// Time spent in contour tests.

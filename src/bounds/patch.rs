@@ -169,7 +169,10 @@ impl PatchBounds {
         let mut n0 = IVec3::EMPTY;
         let mut tri_weights = vec![[0f64; 3]; m];
         let mut touched: Vec<usize> = Vec::with_capacity(32);
-        for &t in triangles {
+        // Triangle stamp per governor (which triangle last touched it) and how many touch it.
+        let mut stamp = vec![usize::MAX; m];
+        let mut touching_triangles = vec![0usize; m];
+        for (ti, &t) in triangles.iter().enumerate() {
             let tri = mesh.triangles()[t as usize];
             let [a0, b0, c0] = tri.map(|v| rest[v as usize]);
             // Per-triangle weights of each touched governor at its three corners.
@@ -177,20 +180,18 @@ impl PatchBounds {
             for (corner, &v) in tri.iter().enumerate() {
                 for (g, w) in weights.iter_row(v as usize) {
                     if let Some(k) = local(g) {
-                        if !touched.contains(&k) {
+                        if stamp[k] != ti {
+                            stamp[k] = ti;
                             touched.push(k);
+                            touching_triangles[k] += 1;
                             tri_weights[k] = [0.0; 3];
                         }
                         tri_weights[k][corner] = w as f64;
                     }
                 }
             }
-            for k in 0..m {
-                let avg = if touched.contains(&k) {
-                    (tri_weights[k][0] + tri_weights[k][1] + tri_weights[k][2]) / 3.0
-                } else {
-                    0.0
-                };
+            for &k in &touched {
+                let avg = (tri_weights[k][0] + tri_weights[k][1] + tri_weights[k][2]) / 3.0;
                 triangle_weight_range[k] = triangle_weight_range[k].hull(widen(avg));
             }
             let Some((grad, normal)) = triangle_gradients(a0, b0, c0) else {
@@ -215,6 +216,12 @@ impl PatchBounds {
                 jk_linear[k] = jk_linear[k].hull(widen_mat(&upper));
                 jk_translation[k] =
                     jk_translation[k].hull(IVec3::new(widen(row.x), widen(row.y), widen(row.z)));
+            }
+        }
+        // Governors absent from some triangle have average weight 0 there.
+        for k in 0..m {
+            if touching_triangles[k] < triangles.len() {
+                triangle_weight_range[k] = triangle_weight_range[k].hull_point(0.0);
             }
         }
         if j0.cols[0].x.is_empty() {
