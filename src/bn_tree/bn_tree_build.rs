@@ -202,10 +202,10 @@ impl BnTree {
         let mut stack = vec![(all, NONE, 0u32, false)];
         while let Some((tris, parent, depth, right)) = stack.pop() {
             let node = self.nodes.len() as u32;
-            if parent != NONE {
-                if let Some(ch) = self.nodes[parent as usize].children.as_mut() {
-                    ch[right as usize] = node;
-                }
+            if parent != NONE
+                && let Some(ch) = self.nodes[parent as usize].children.as_mut()
+            {
+                ch[right as usize] = node;
             }
             let first = self.order.len() as u32;
             let leaf = tris.len() <= self.options.leaf_triangles;

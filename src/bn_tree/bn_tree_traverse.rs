@@ -90,11 +90,11 @@ impl SelfCollisionQuery {
     ) {
         let node = tree.nodes[a as usize];
         let cone = self.node_cone(tree, governors, a);
-        if let Some(dir) = (0..14).find(|&d| cone.contains_direction(d)) {
-            if mode == CullingMode::Fast || self.contour_is_simple(tree, governors, a, None, dir) {
-                self.stats.pruned_by_normals += 1;
-                return;
-            }
+        if let Some(dir) = (0..14).find(|&d| cone.contains_direction(d))
+            && (mode == CullingMode::Fast || self.contour_is_simple(tree, governors, a, None, dir))
+        {
+            self.stats.pruned_by_normals += 1;
+            return;
         }
         match node.children {
             None => {
@@ -129,12 +129,12 @@ impl SelfCollisionQuery {
         } else {
             ca.intersection(self.node_cone(tree, governors, b))
         };
-        if let Some(dir) = (0..14).find(|&d| cone.contains_direction(d)) {
-            if mode == CullingMode::Fast || self.contour_is_simple(tree, governors, a, Some(b), dir)
-            {
-                self.stats.pruned_by_normals += 1;
-                return;
-            }
+        if let Some(dir) = (0..14).find(|&d| cone.contains_direction(d))
+            && (mode == CullingMode::Fast
+                || self.contour_is_simple(tree, governors, a, Some(b), dir))
+        {
+            self.stats.pruned_by_normals += 1;
+            return;
         }
         // Adjacent patches can still be far apart except at the shared vertices: the box test
         // prunes nothing there, so go straight to the split.

@@ -46,7 +46,10 @@ impl Interval {
     /// True when the interval holds no value.
     #[inline]
     pub fn is_empty(self) -> bool {
-        !(self.lo <= self.hi)
+        // Also true when an end is NaN.
+        self.lo
+            .partial_cmp(&self.hi)
+            .is_none_or(|o| o == core::cmp::Ordering::Greater)
     }
 
     /// True when `x` lies in the interval.
