@@ -113,6 +113,10 @@ pub struct BnTree {
     pub(crate) boundary: Vec<BoundaryEdge>,
     pub(crate) patches: Vec<PatchBounds>,
     pub(crate) options: BnTreeOptions,
+    /// Rest positions of point governors (subdivision control points), when the governors are
+    /// moving points (`A = 0`, `t = point`): normal bounds then use the per-patch best-fit
+    /// affine of BN-Tree §5.
+    pub(crate) rest_points: Option<Vec<Vec3>>,
 }
 
 impl BnTree {
@@ -186,6 +190,7 @@ impl BnTree {
             boundary: Vec::new(),
             patches: Vec::new(),
             options,
+            rest_points: None,
         };
         tree.bisect(&neighbours);
         tree.compute_boundaries(&neighbours);
@@ -323,6 +328,30 @@ impl BnTree {
                 tris,
             ));
         }
+    }
+
+    /// Declares the governors to be moving points with these rest positions (e.g. the control
+    /// points of a [`crate::deformation::LoopSubdivision`]: governor `k` is `Affine::constant(y_k)`
+    /// and `rest_points[k] = x_k`). Normal bounds then fit one affine map per patch to the
+    /// points' motion (BN-Tree §5), which is far tighter than `A_k = 0`.
+    ///
+    /// # Errors
+    /// [`DeformError::LengthMismatch`] unless there is one rest point per governor;
+    /// [`DeformError::NonFinitePosition`] for a non-finite one.
+    ///
+    /// # Performance
+    /// O(governors).
+    pub fn with_point_governors(mut self, rest_points: Vec<Vec3>) -> Result<Self> {
+        if rest_points.len() != self.weights.governor_count() {
+            return Err(DeformError::LengthMismatch {
+                what: "rest points of the point governors",
+                expected: self.weights.governor_count(),
+                actual: rest_points.len(),
+            });
+        }
+        crate::deformation::validate_positions("control point", &rest_points)?;
+        self.rest_points = Some(rest_points);
+        Ok(self)
     }
 
     /// The nodes (index 0 is the root; depth-first order).

@@ -119,14 +119,35 @@ impl SelfCollisionQuery {
                     a.intersection(self.node_cone(tree, governors, r))
                 }
             }
-            Some(_) => {
-                self.stats.governor_cones += 1;
-                tree.patches[node.patch as usize].normal_cone(governors, &mut self.bounds_ws)
-            }
+            Some(_) => self.own_cone(tree, governors, node.patch),
         };
         self.cone_stamp[iu] = self.epoch;
         self.cones[iu] = cone;
         cone
+    }
+
+    /// The O(m) cone of patch data `patch`: BN-Tree §3 for affine governors, §5 (best-fit affine
+    /// per patch) for point governors.
+    pub(crate) fn own_cone(
+        &mut self,
+        tree: &BnTree,
+        governors: &[Affine],
+        patch: u32,
+    ) -> NormalCone {
+        self.stats.governor_cones += 1;
+        let patch = &tree.patches[patch as usize];
+        match &tree.rest_points {
+            None => patch.normal_cone(governors, &mut self.bounds_ws),
+            Some(rest_points) => {
+                if self.points.len() != governors.len() {
+                    self.points.resize(governors.len(), Vec3::ZERO);
+                }
+                for &g in patch.governors() {
+                    self.points[g as usize] = governors[g as usize].translation;
+                }
+                patch.normal_cone_point_governors(&self.points, rest_points, &mut self.bounds_ws)
+            }
+        }
     }
 
     /// HSC (Volino & Magnenat-Thalmann 1994): deform every vertex and refit every node's AABB

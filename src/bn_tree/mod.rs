@@ -104,6 +104,8 @@ pub struct SelfCollisionQuery {
     /// Frame in which the traversal descended below the node.
     descended: Vec<u32>,
     bounds_ws: BoundsWorkspace,
+    /// Current positions of point governors (only the entries a cone needs are refreshed).
+    points: Vec<Vec3>,
     stack: Vec<Task>,
     contour: ContourScratch,
     stats: SelfCollisionStats,
@@ -127,6 +129,7 @@ impl SelfCollisionQuery {
             cone_from_children: vec![false; n],
             descended: vec![0; n],
             bounds_ws: BoundsWorkspace::default(),
+            points: Vec::new(),
             stack: Vec::new(),
             contour: ContourScratch::default(),
             stats: SelfCollisionStats::default(),

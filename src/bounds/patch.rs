@@ -436,6 +436,19 @@ impl PatchBounds {
         NormalCone::from_normal_bound(&self.normal_bound(governors, ws))
     }
 
+    /// The discrete normal cone of [`PatchBounds::normal_bound_point_governors`].
+    ///
+    /// # Performance
+    /// O(m log m).
+    pub fn normal_cone_point_governors(
+        &self,
+        points: &[Vec3],
+        rest_points: &[Vec3],
+        ws: &mut BoundsWorkspace,
+    ) -> NormalCone {
+        NormalCone::from_normal_bound(&self.normal_bound_point_governors(points, rest_points, ws))
+    }
+
     /// Normal bound for deformations whose governors are moving points (`A_k = 0`, e.g. the
     /// control points of a subdivision surface), using the per-patch best-fit affine of BN-Tree
     /// §5: the points are re-expressed as `c_k = B c_k⁰ + r_k` with `(B, b)` the weighted
@@ -453,8 +466,10 @@ impl PatchBounds {
     ) -> IVec3 {
         let fit = self.best_fit_affine(points, rest_points);
         let mut fitted = core::mem::take(&mut ws.fitted);
-        fitted.clear();
-        fitted.resize(points.len(), Affine::IDENTITY);
+        // Only the patch's own governors are read: entries of other governors may be stale.
+        if fitted.len() != points.len() {
+            fitted.resize(points.len(), Affine::IDENTITY);
+        }
         for &g in self.governors.iter() {
             let g = g as usize;
             fitted[g] = Affine::new(fit, points[g] - fit * rest_points[g]);
