@@ -1,1 +1,207 @@
-fn main() {}
+//! The scene benchmark runner: `cargo bench --bench scenes -- <scene>... [--quick] [--json PATH] [--csv PATH] [--plot PATH]`.
+//!
+//! Each scene runs every method it compares in the same process, interleaved, and reports medians
+//! and ratios (see `benches/README.md` and the "Scene benchmark contract" of the design notes).
+//! `--list` lists the scenes; `all` runs every scene. Flags the runner does not know (cargo passes
+//! `--bench`) are ignored with a note on stderr.
+
+#[path = "scenes/bounds.rs"]
+mod bounds;
+#[path = "scenes/crash.rs"]
+mod crash;
+#[path = "scenes/output.rs"]
+mod output;
+#[path = "scenes/runner.rs"]
+mod runner;
+#[path = "scenes/self_collision.rs"]
+mod self_collision;
+
+use runner::{RunOptions, Scene};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Every scene, in `--list` order.
+const SCENES: &[Scene] = &[
+    Scene {
+        name: "bounds",
+        description: "O(m) patch AABBs and normal cones on the 40-bone LBS cat: violations, \
+                      cost vs vertex count, speed-up over skinning, tightness, cone agreement",
+        run: bounds::run,
+    },
+    Scene {
+        name: "self_walk",
+        description: "BN-Tree self-collision vs HSC vs deform-all + BVH refit on the 250k-triangle, \
+                      40-bone cat walking (the paper's Fig. 3)",
+        run: self_collision::run_walk,
+    },
+    Scene {
+        name: "self_run",
+        description: "the same on the cat's run-and-jump cycle (dense self-contact, pinching)",
+        run: self_collision::run_run,
+    },
+    Scene {
+        name: "self_fox",
+        description: "the same on the Khronos Fox rig Loop-subdivided to 147k triangles, Walk and \
+                      Run clips",
+        run: self_collision::run_fox,
+    },
+    Scene {
+        name: "self_cloth",
+        description: "the same on the 231-vertex mass-spring cloth Loop-subdivided 2, 3 and 4 \
+                      times (the paper's Fig. 1-2)",
+        run: self_collision::run_cloth,
+    },
+    Scene {
+        name: "self_teddy",
+        description: "the same on Spot (23k triangles) under point-based animation with 24 \
+                      particles (the paper's Fig. 4)",
+        run: self_collision::run_teddy,
+    },
+    Scene {
+        name: "crash",
+        description: "8 cars at 35 m/s with example-based plasticity: sphere proxies (low/mid/high) \
+                      vs static and rebuilt compounds, deforming TriMeshes (1.5k, 14k) and Rapier \
+                      soft bodies",
+        run: crash::run,
+    },
+];
+
+const USAGE: &str = "usage: cargo bench --bench scenes -- <scene>... | all \
+                     [--quick] [--json PATH] [--csv PATH] [--plot PATH]\n       \
+                     cargo bench --bench scenes -- --list";
+
+fn print_list() {
+    println!("scenes:");
+    let width = SCENES.iter().map(|s| s.name.len()).max().unwrap_or(0);
+    for s in SCENES {
+        println!("  {:<width$}  {}", s.name, s.description);
+    }
+}
+
+/// With several scenes (or `all`), `out.json` becomes `out.<scene>.json` so that runs do not
+/// overwrite each other; with one named scene the path is used as given.
+fn output_path(path: &Path, scene: &str, several: bool) -> PathBuf {
+    if !several {
+        return path.to_path_buf();
+    }
+    let stem = path
+        .file_stem()
+        .map_or_else(|| "out".to_string(), |s| s.to_string_lossy().into_owned());
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}.{scene}.{}", ext.to_string_lossy()),
+        None => format!("{stem}.{scene}"),
+    };
+    path.with_file_name(name)
+}
+
+fn main() -> ExitCode {
+    let cmd = match runner::parse_args(std::env::args().skip(1)) {
+        Ok(cmd) => cmd,
+        Err(e) => {
+            eprintln!("error: {e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    for flag in &cmd.ignored {
+        if flag != "--bench" {
+            eprintln!("note: ignoring unknown flag {flag}");
+        }
+    }
+    if cmd.help {
+        println!("{USAGE}");
+        print_list();
+        return ExitCode::SUCCESS;
+    }
+    if cmd.list {
+        print_list();
+        return ExitCode::SUCCESS;
+    }
+    if cmd.scenes.is_empty() {
+        // `cargo bench` with no arguments runs every bench target: do not fail it, say how to
+        // run a scene.
+        println!("no scene given; {USAGE}");
+        print_list();
+        return ExitCode::SUCCESS;
+    }
+
+    let mut chosen: Vec<&Scene> = Vec::new();
+    for name in &cmd.scenes {
+        if name == "all" {
+            chosen.extend(SCENES.iter());
+        } else if let Some(s) = SCENES.iter().find(|s| s.name == name) {
+            chosen.push(s);
+        } else {
+            eprintln!("error: unknown scene `{name}`");
+            print_list();
+            return ExitCode::from(2);
+        }
+    }
+    let mut seen = Vec::new();
+    chosen.retain(|s| {
+        let fresh = !seen.contains(&s.name);
+        seen.push(s.name);
+        fresh
+    });
+
+    // `all` always suffixes, so scripts get the same file names whatever the scene count.
+    let several = chosen.len() > 1 || cmd.scenes.iter().any(|s| s == "all");
+    let mut failed = false;
+    for scene in chosen {
+        let options = RunOptions {
+            quick: cmd.options.quick,
+            json: cmd
+                .options
+                .json
+                .as_deref()
+                .map(|p| output_path(p, scene.name, several)),
+            csv: cmd
+                .options
+                .csv
+                .as_deref()
+                .map(|p| output_path(p, scene.name, several)),
+            plot: cmd
+                .options
+                .plot
+                .as_deref()
+                .map(|p| output_path(p, scene.name, several)),
+        };
+        eprintln!(
+            "running scene `{}`{} (load average {})",
+            scene.name,
+            if options.quick { " (--quick)" } else { "" },
+            output::load_average().map_or_else(|| "unknown".to_string(), |l| format!("{l:.2}"))
+        );
+        let report = (scene.run)(&options);
+        output::print_report(&report, options.quick);
+        let mut outputs: Vec<(&Path, Result<(), String>)> = Vec::new();
+        if let Some(p) = &options.json {
+            let json = output::to_json(&report, options.quick);
+            outputs.push((p, output::write_file(p, json.as_bytes())));
+        }
+        if let Some(p) = &options.csv {
+            let csv = output::to_csv(&report.frames);
+            outputs.push((p, output::write_file(p, csv.as_bytes())));
+        }
+        if let Some(p) = &options.plot {
+            let result = match &report.plot {
+                Some(spec) => output::write_plot(p, &report.frames, spec),
+                None => Err(format!("scene `{}` has no chart", scene.name)),
+            };
+            outputs.push((p, result));
+        }
+        for (path, result) in outputs {
+            match result {
+                Ok(()) => println!("wrote {}", path.display()),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    failed = true;
+                }
+            }
+        }
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}

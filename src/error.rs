@@ -122,6 +122,120 @@ pub enum DeformError {
         /// What is empty.
         what: &'static str,
     },
+    /// Writing (or reading) a file failed; `message` is the operating system's or encoder's reason.
+    #[error("cannot write `{path}`: {message}")]
+    FileWrite {
+        /// The file.
+        path: String,
+        /// Why it failed.
+        message: String,
+    },
+    /// An edge is shared by more than two triangles.
+    #[error("edge ({a}, {b}) is shared by {triangles} triangles (a manifold mesh allows at most 2)")]
+    NonManifoldEdge {
+        /// One end of the edge.
+        a: u32,
+        /// The other end.
+        b: u32,
+        /// How many triangles share it.
+        triangles: usize,
+    },
+    /// Two triangles traverse their shared edge in the same direction (inconsistent orientation).
+    #[error("edge ({a}, {b}) is traversed in the same direction by both of its triangles")]
+    InconsistentOrientation {
+        /// One end of the edge.
+        a: u32,
+        /// The other end.
+        b: u32,
+    },
+    /// An index passed to a method is out of range.
+    #[error("{what} index {index} out of range (length {len})")]
+    IndexOutOfRange {
+        /// What is indexed ("vertex", "example", ...).
+        what: &'static str,
+        /// The bad index.
+        index: usize,
+        /// The valid length.
+        len: usize,
+    },
+    /// A vertex lies outside the support of every particle's kernel.
+    #[error("vertex {vertex} is farther than the support radius {radius} from every particle")]
+    UncoveredVertex {
+        /// The vertex.
+        vertex: usize,
+        /// The kernel support radius.
+        radius: f32,
+    },
+    /// A global (not per-vertex) weight vector is invalid.
+    #[error("global {what} weights: {reason} (slot {slot}, value {value})")]
+    InvalidGlobalWeight {
+        /// Which weights ("example", "morph target").
+        what: &'static str,
+        /// The offending slot (the slot count when the problem is the sum).
+        slot: usize,
+        /// The offending value (the sum when the problem is the sum).
+        value: f32,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// A mesh that must be closed has boundary edges beyond the tolerance.
+    #[error(
+        "mesh is open: {boundary_edges} boundary edges (first: ({a}, {b})) of total length {length}, more than the tolerated {tolerance}"
+    )]
+    OpenMesh {
+        /// Number of edges used by exactly one triangle.
+        boundary_edges: usize,
+        /// One end of the first boundary edge.
+        a: u32,
+        /// The other end.
+        b: u32,
+        /// Total length of the boundary edges.
+        length: f32,
+        /// The tolerated length.
+        tolerance: f32,
+    },
+    /// A closed mesh's generalized winding number leaves {0, 1}: it self-intersects or is inside out.
+    #[error(
+        "mesh self-intersects or is inside out: winding number {winding} at grid point {grid_point} ({x}, {y}, {z})"
+    )]
+    SelfIntersectingMesh {
+        /// The grid point where it was found.
+        grid_point: usize,
+        /// Its x coordinate.
+        x: f32,
+        /// Its y coordinate.
+        y: f32,
+        /// Its z coordinate.
+        z: f32,
+        /// The winding number there.
+        winding: f32,
+    },
+    /// An example pose does not have one position per rest vertex.
+    #[error("example {example} has {actual} vertices, the rest mesh has {expected}")]
+    ExampleVertexCount {
+        /// The example.
+        example: usize,
+        /// Rest vertex count.
+        expected: usize,
+        /// The example's vertex count.
+        actual: usize,
+    },
+    /// A Rapier handle (rigid body, collider) given to the crate no longer exists in its set.
+    #[error("{what} handle {index} does not exist in its Rapier set (removed?)")]
+    UnknownHandle {
+        /// What the handle refers to ("rigid body", "collider", "deformable body").
+        what: &'static str,
+        /// The handle's index.
+        index: u32,
+    },
+    /// An example pose has a NaN or infinite position.
+    #[error("example {example}: vertex {vertex} is not finite")]
+    NonFiniteExamplePosition {
+        /// The example.
+        example: usize,
+        /// The vertex.
+        vertex: usize,
+    },
 }
 
 /// Shorthand for `Result<T, DeformError>`.

@@ -17,15 +17,30 @@
 //! | [`mesh`] | validated indexed triangle meshes |
 //! | [`deformation`] | governors, convex weights and the deformers |
 //! | [`bounds`] | O(m) AABBs (limited convex combinations) and normal bounds (BN-Tree) |
+//! | [`io`] | glTF (skins, animations, morph targets) and OBJ loaders with load reports |
+//! | [`proxy`] | sphere-union proxies of example-based deformable bodies (Jones et al. 2017) |
+//! | [`shape`] | the parry shapes Rapier colliders use |
+//! | [`query`] | the narrow-phase dispatcher for pairs involving the crate's shapes |
+//! | [`plasticity`] | example-based plastic deformation from contact impulses (Jones et al. 2016) |
+//! | [`pipeline`] | the per-step loop: impulses → plasticity → proxies, shapes, mass properties, dent events |
 //! | [`scenes`] | procedural assets shared by examples, tests and benchmarks |
+//! | [`self_collision`] | exact triangle tests, the brute-force oracle and the BVH-refit baseline |
 #![warn(missing_docs)]
 
+pub mod bn_tree;
 pub mod bounds;
 pub mod deformation;
 pub mod error;
+pub mod io;
 pub mod math;
 pub mod mesh;
+pub mod pipeline;
+pub mod plasticity;
+pub mod proxy;
+pub mod query;
 pub mod scenes;
+pub mod self_collision;
+pub mod shape;
 
 pub use error::{DeformError, Result};
 

@@ -5,11 +5,19 @@
 //! contract; each file here is one deformer that fulfils it.
 
 mod affine;
+mod example_blend;
 mod governed;
+mod loop_subdivision;
+mod morph_targets;
+mod point_based;
 mod skinning;
 mod weights;
 
 pub use affine::Affine;
-pub use governed::{GovernedDeformation, deform_vertices, validate_governors, validate_positions};
+pub use example_blend::ExampleBlend;
+pub use governed::{GovernedDeformation, deform_vertex, deform_vertices, validate_governors, validate_positions};
+pub use loop_subdivision::{LoopSubdivision, MAX_LOOP_LEVELS};
+pub use morph_targets::{MorphExamples, MorphKind, MorphPatchBounds, MorphTargets};
+pub use point_based::{PointBasedAnimation, point_kernel};
 pub use skinning::LinearBlendSkinning;
 pub use weights::ConvexWeights;

@@ -8,6 +8,8 @@ use crate::math::Interval;
 /// Invariants (checked by [`ConvexWeights::from_rows`]): every weight is finite and `> 0` (zeros
 /// are dropped), governor indices are in range and unique within a row, each row sums to one
 /// (renormalised; see [`ConvexWeights::SUM_TOLERANCE`]) and no row is empty.
+/// [`ConvexWeights::from_csr`] and [`ConvexWeights::set_row_weights`] may keep explicit zeros in a
+/// row's pattern (weights `≥ 0`), so that a row can be updated in place later.
 #[derive(Clone, Debug, PartialEq, Default)]
 #[cfg_attr(
     feature = "serde-serialize",
@@ -56,6 +58,101 @@ impl ConvexWeights {
         I: IntoIterator<Item = (u32, f32)>,
     {
         Self::build(rows, governor_count, None)
+    }
+
+    /// Builds weights from compressed rows: row `v` is `governors[offsets[v]..offsets[v + 1]]` with
+    /// the matching `weights`. Unlike [`Self::from_rows`], explicit zeros stay in the pattern
+    /// (so [`Self::set_row_weights`] can later give them a value), and duplicates are rejected
+    /// rather than merged. Rows are renormalised within [`Self::SUM_TOLERANCE`].
+    ///
+    /// # Errors
+    /// [`DeformError::LengthMismatch`] for malformed offsets or unequal array lengths,
+    /// [`DeformError::NonFiniteWeight`], [`DeformError::NegativeWeight`],
+    /// [`DeformError::GovernorIndexOutOfRange`] (also for a repeated governor in a row, reported
+    /// with that governor), [`DeformError::WeightSumOff`].
+    ///
+    /// # Performance
+    /// O(total influences + governors), one pass.
+    pub fn from_csr(
+        offsets: Vec<u32>,
+        governors: Vec<u32>,
+        mut weights: Vec<f32>,
+        governor_count: usize,
+    ) -> Result<Self> {
+        let total = governors.len();
+        let well_formed = offsets.first() == Some(&0)
+            && offsets.last().map(|&l| l as usize) == Some(total)
+            && offsets.windows(2).all(|w| w[0] <= w[1]);
+        if !well_formed {
+            return Err(DeformError::LengthMismatch {
+                what: "CSR offsets (must start at 0, not decrease, end at the entry count)",
+                expected: total,
+                actual: offsets.last().map_or(0, |&l| l as usize),
+            });
+        }
+        if weights.len() != total {
+            return Err(DeformError::LengthMismatch {
+                what: "CSR weights",
+                expected: total,
+                actual: weights.len(),
+            });
+        }
+        let mut seen = vec![u32::MAX; governor_count];
+        for vertex in 0..offsets.len() - 1 {
+            let (a, b) = (offsets[vertex] as usize, offsets[vertex + 1] as usize);
+            for slot in 0..b - a {
+                let g = governors[a + slot];
+                if g as usize >= governor_count || seen[g as usize] == vertex as u32 {
+                    return Err(DeformError::GovernorIndexOutOfRange {
+                        vertex,
+                        governor: g,
+                        governor_count,
+                    });
+                }
+                seen[g as usize] = vertex as u32;
+            }
+            normalise_row(vertex, &mut weights[a..b])?;
+        }
+        Ok(Self {
+            offsets,
+            governors,
+            weights,
+            governor_count,
+        })
+    }
+
+    /// Replaces the weights of vertex `v` in place, keeping its governor pattern (explicit zeros
+    /// allowed); `weights[i]` goes to the `i`-th governor of [`Self::row`]. The row is validated
+    /// and renormalised like [`Self::from_rows`]; on error nothing changes.
+    ///
+    /// # Errors
+    /// [`DeformError::IndexOutOfRange`] for a bad vertex, [`DeformError::LengthMismatch`] when
+    /// `weights` does not match the row's pattern, [`DeformError::NonFiniteWeight`],
+    /// [`DeformError::NegativeWeight`], [`DeformError::WeightSumOff`].
+    ///
+    /// # Performance
+    /// O(row length), no allocation.
+    pub fn set_row_weights(&mut self, v: usize, weights: &[f32]) -> Result<()> {
+        if v >= self.vertex_count() {
+            return Err(DeformError::IndexOutOfRange {
+                what: "vertex",
+                index: v,
+                len: self.vertex_count(),
+            });
+        }
+        let (a, b) = (self.offsets[v] as usize, self.offsets[v + 1] as usize);
+        if weights.len() != b - a {
+            return Err(DeformError::LengthMismatch {
+                what: "row weights",
+                expected: b - a,
+                actual: weights.len(),
+            });
+        }
+        let sum = check_row(v, weights)?;
+        for (dst, &w) in self.weights[a..b].iter_mut().zip(weights) {
+            *dst = w / sum;
+        }
+        Ok(())
     }
 
     fn build<R, I>(rows: R, governor_count: usize, tolerance: Option<f32>) -> Result<(Self, usize)>
@@ -270,6 +367,66 @@ impl ConvexWeights {
             })
             .collect()
     }
+}
+
+/// Validates one row (finite, `≥ 0`, sum within [`ConvexWeights::SUM_TOLERANCE`] of 1) and
+/// returns its sum.
+pub(crate) fn check_row(vertex: usize, weights: &[f32]) -> Result<f32> {
+    for (slot, &w) in weights.iter().enumerate() {
+        if !w.is_finite() {
+            return Err(DeformError::NonFiniteWeight { vertex, slot });
+        }
+        if w < 0.0 {
+            return Err(DeformError::NegativeWeight {
+                vertex,
+                slot,
+                value: w,
+            });
+        }
+    }
+    let sum: f32 = weights.iter().sum();
+    if sum <= 0.0 || (sum - 1.0).abs() > ConvexWeights::SUM_TOLERANCE {
+        return Err(DeformError::WeightSumOff {
+            vertex,
+            sum,
+            tolerance: ConvexWeights::SUM_TOLERANCE,
+        });
+    }
+    Ok(sum)
+}
+
+/// Like [`check_row`] for a global (not per-vertex) weight vector, reported as
+/// [`DeformError::InvalidGlobalWeight`] naming `what`.
+pub(crate) fn check_global_row(what: &'static str, weights: &[f32]) -> Result<f32> {
+    check_row(0, weights).map_err(|e| match e {
+        DeformError::NonFiniteWeight { slot, .. } => DeformError::InvalidGlobalWeight {
+            what,
+            slot,
+            value: weights[slot],
+            reason: "not finite",
+        },
+        DeformError::NegativeWeight { slot, value, .. } => DeformError::InvalidGlobalWeight {
+            what,
+            slot,
+            value,
+            reason: "negative",
+        },
+        _ => DeformError::InvalidGlobalWeight {
+            what,
+            slot: weights.len(),
+            value: weights.iter().sum(),
+            reason: "the sum is more than ConvexWeights::SUM_TOLERANCE away from 1",
+        },
+    })
+}
+
+/// [`check_row`], then divides the row by its sum.
+fn normalise_row(vertex: usize, weights: &mut [f32]) -> Result<()> {
+    let sum = check_row(vertex, weights)?;
+    for w in weights {
+        *w /= sum;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,0 +1,471 @@
+//! Scene `crash`: eight cars crash at 35 m/s with example-based plasticity; sphere proxies against a static compound, a compound rebuilt every step, deforming triangle meshes and Rapier's own soft bodies.
+//!
+//! Every variant runs the same crash (the car layout of `scenes::crash` with a shorter run-up,
+//! cars only) with the same plasticity model, except the static compound (no plasticity: the
+//! floor a deforming proxy cannot beat) and the soft bodies (Rapier's own plasticity). All the
+//! variants of a round live side by side and are stepped in lockstep, one step each in turn, so
+//! machine noise hits them alike; the cheap variants run several rounds and report the median
+//! of their mean ms/step, the expensive ones (14k-triangle meshes, soft bodies) one round.
+//!
+//! A step's time is Rapier's `step()` plus the pipeline's update (impulses, plasticity, shape
+//! and mass updates) — everything a game pays per frame for the bodies. Penetration is measured
+//! outside the timed region every few steps: the deepest vertex of one car's surface (its cage
+//! blended with the current weights, the deformed triangle mesh, or the soft body's boundary)
+//! inside another car's surface, over the car length.
+
+use super::runner::{PlotSpec, RunOptions, SceneReport, Section, median};
+use rapier3d_deform::math::{Quat, Vec3};
+use rapier3d_deform::mesh::TriangleMesh;
+use rapier3d_deform::pipeline::{DeformableCollider, PlasticAsset};
+use rapier3d_deform::rapier3d::dynamics::{SoftBodyBuilder, SoftBodyHandle, SoftBodyMaterial};
+use rapier3d_deform::rapier3d::math::Pose;
+use rapier3d_deform::rapier3d::pipeline::PhysicsWorld;
+use rapier3d_deform::scenes::car::{CAR_LENGTH, CarOptions};
+use rapier3d_deform::scenes::crash::{
+    self, CAR_MASS, CarCollider, CrashOptions, CrashScene, DT, bound_car_mesh, build_crash, car_launches, deepest_overlap,
+};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Sizes of a run (`--quick` shrinks them).
+struct Sizes {
+    /// Steps per run.
+    steps: usize,
+    /// Run-up of the cars (m).
+    run_up: f32,
+    /// Rounds of the cheap variants (proxies, compounds).
+    rounds: usize,
+    /// Rounds of the 1.5k-triangle meshes.
+    rounds_trimesh_small: usize,
+    /// Penetration measured every this many steps.
+    penetration_every: usize,
+}
+
+impl Sizes {
+    fn new(quick: bool) -> Self {
+        if quick {
+            Self {
+                steps: 72,
+                run_up: 4.0,
+                rounds: 1,
+                rounds_trimesh_small: 1,
+                penetration_every: 6,
+            }
+        } else {
+            Self {
+                steps: 240,
+                run_up: 12.0,
+                rounds: 5,
+                rounds_trimesh_small: 2,
+                penetration_every: 4,
+            }
+        }
+    }
+}
+
+/// The variants, in report order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Variant {
+    ProxyLow,
+    ProxyMid,
+    ProxyHigh,
+    StaticCompoundHigh,
+    NaiveCompoundHigh,
+    TriMesh1k5,
+    TriMesh14k,
+    SoftBody,
+}
+
+const VARIANTS: [Variant; 8] = [
+    Variant::ProxyLow,
+    Variant::ProxyMid,
+    Variant::ProxyHigh,
+    Variant::StaticCompoundHigh,
+    Variant::NaiveCompoundHigh,
+    Variant::TriMesh1k5,
+    Variant::TriMesh14k,
+    Variant::SoftBody,
+];
+
+impl Variant {
+    fn name(self) -> &'static str {
+        match self {
+            Variant::ProxyLow => "proxy_low",
+            Variant::ProxyMid => "proxy_mid",
+            Variant::ProxyHigh => "proxy_high",
+            Variant::StaticCompoundHigh => "static_compound_high",
+            Variant::NaiveCompoundHigh => "naive_compound_high",
+            Variant::TriMesh1k5 => "trimesh_1k5",
+            Variant::TriMesh14k => "trimesh_14k",
+            Variant::SoftBody => "softbody",
+        }
+    }
+
+    /// Does it run in round `r`?
+    fn in_round(self, r: usize, sizes: &Sizes) -> bool {
+        match self {
+            Variant::TriMesh14k | Variant::SoftBody => r == 0,
+            Variant::TriMesh1k5 => r < sizes.rounds_trimesh_small,
+            _ => true,
+        }
+    }
+}
+
+/// The car's shared inputs.
+struct Assets {
+    low: Arc<PlasticAsset>,
+    mid: Arc<PlasticAsset>,
+    high: Arc<PlasticAsset>,
+    trimesh_small: DeformableCollider,
+    trimesh_large: DeformableCollider,
+    trimesh_small_triangles: usize,
+    trimesh_large_triangles: usize,
+}
+
+fn build_assets() -> Assets {
+    let asset = |res: &str| {
+        let t = Instant::now();
+        let a = crash::car_asset(res, None, &mut |_| {}).unwrap_or_else(|e| panic!("car asset {res}: {e}"));
+        eprintln!(
+            "  car asset {res}: {} spheres on a {}-vertex cage ({:.1} s)",
+            a.proxy().sphere_count(),
+            a.cage().vertex_count(),
+            t.elapsed().as_secs_f64()
+        );
+        Arc::new(a)
+    };
+    let (low, mid, high) = (asset("low"), asset("mid"), asset("high"));
+    // 2 · rings · segments triangles, rings = stations + 8.
+    let small = bound_car_mesh(&high, CarOptions { stations: 17, segments: 30 }).unwrap_or_else(|e| panic!("{e}"));
+    let large = bound_car_mesh(&high, CarOptions { stations: 80, segments: 80 }).unwrap_or_else(|e| panic!("{e}"));
+    Assets {
+        trimesh_small_triangles: small.mesh().triangle_count(),
+        trimesh_large_triangles: large.mesh().triangle_count(),
+        trimesh_small: DeformableCollider::TriMesh(Arc::new(small)),
+        trimesh_large: DeformableCollider::TriMesh(Arc::new(large)),
+        low,
+        mid,
+        high,
+    }
+}
+
+/// A running variant.
+enum Run {
+    Scene(Box<CrashScene>),
+    Soft {
+        world: Box<PhysicsWorld>,
+        bodies: Vec<SoftBodyHandle>,
+        triangles: Vec<[u32; 3]>,
+    },
+}
+
+/// Soft-body cars: the plastic cage filled with tetrahedra of 0.5 m (about 360 particles and
+/// 1,240 cells per car), Rapier's default volume cells and edges with plastic flow (edge yield 2 %,
+/// creep 60/s), the car's mass and launch. The cheapest sensible setting: corotational cells
+/// (needed for cell plasticity) cost about 1.6× more, 0.35 m cells about 2.5× more.
+fn soft_crash(cage: &TriangleMesh, options: &CrashOptions) -> Run {
+    let mut world = PhysicsWorld::new();
+    world.integration_parameters.dt = DT;
+    world.integration_parameters.max_ccd_substeps = 0;
+    crash::insert_ground(&mut world);
+    let material = SoftBodyMaterial {
+        edge_plastic_yield: 0.02,
+        edge_plastic_creep: 60.0,
+        ..SoftBodyMaterial::default()
+    };
+    let mut bodies = Vec::new();
+    let mut triangles = Vec::new();
+    for launch in car_launches(options.seed, options.speed, options.run_up).into_iter().take(options.cars) {
+        let rotation = Quat::from_rotation_y(launch.yaw);
+        let pose = Pose::from_parts(launch.position, rotation);
+        let positions: Vec<Vec3> = cage.positions().iter().map(|p| pose * *p).collect();
+        let builder = SoftBodyBuilder::volumetric(&positions, cage.triangles(), 0.5)
+            .unwrap_or_else(|| panic!("the car cage could not be tetrahedralised"))
+            .mass(CAR_MASS)
+            .material(material);
+        let handle = world.insert_soft_body(builder);
+        let velocity = rotation * Vec3::X * launch.speed;
+        if let Some(body) = world.soft_bodies.get_mut(handle) {
+            for i in 0..body.num_particles() {
+                body.set_particle_velocity(i, velocity);
+            }
+            triangles = body.boundary().to_vec();
+        }
+        bodies.push(handle);
+    }
+    Run::Soft {
+        world: Box::new(world),
+        bodies,
+        triangles,
+    }
+}
+
+impl Run {
+    fn new(variant: Variant, assets: &Assets, options: &CrashOptions) -> Self {
+        let (asset, collider) = match variant {
+            Variant::ProxyLow => (&assets.low, CarCollider::Deformable(DeformableCollider::SphereProxy)),
+            Variant::ProxyMid => (&assets.mid, CarCollider::Deformable(DeformableCollider::SphereProxy)),
+            Variant::ProxyHigh => (&assets.high, CarCollider::Deformable(DeformableCollider::SphereProxy)),
+            Variant::StaticCompoundHigh => (&assets.high, CarCollider::StaticCompound),
+            Variant::NaiveCompoundHigh => (&assets.high, CarCollider::Deformable(DeformableCollider::RebuiltCompound)),
+            Variant::TriMesh1k5 => (&assets.high, CarCollider::Deformable(assets.trimesh_small.clone())),
+            Variant::TriMesh14k => (&assets.high, CarCollider::Deformable(assets.trimesh_large.clone())),
+            Variant::SoftBody => return soft_crash(assets.high.cage(), options),
+        };
+        let scene = build_crash(asset, None, &collider, options).unwrap_or_else(|e| panic!("{}: {e}", variant.name()));
+        Run::Scene(Box::new(scene))
+    }
+
+    /// One step; returns its wall time in ms.
+    fn step(&mut self) -> f64 {
+        let t = Instant::now();
+        match self {
+            Run::Scene(scene) => {
+                scene.step().unwrap_or_else(|e| panic!("pipeline update failed: {e}"));
+            }
+            Run::Soft { world, .. } => world.step(),
+        }
+        t.elapsed().as_secs_f64() * 1e3
+    }
+
+    /// The world surfaces of the cars (for penetration); static cars use `rest_cage`.
+    fn surfaces(&mut self, rest_cage: &TriangleMesh) -> Vec<(Vec<Vec3>, TriangleMesh)> {
+        match self {
+            Run::Scene(scene) => {
+                let cars = scene.cars.clone();
+                cars.iter()
+                    .filter_map(|b| {
+                        let pose = *scene.world.bodies.get(b.rigid_body)?.position();
+                        let co = scene.world.colliders.get(b.collider)?;
+                        let (positions, mesh) = if let Some(trimesh) = co.shape().as_trimesh() {
+                            let mesh = TriangleMesh::new(trimesh.vertices().to_vec(), trimesh.indices().to_vec()).ok()?;
+                            (trimesh.vertices().to_vec(), mesh)
+                        } else {
+                            match b.deformable {
+                                Some(h) => {
+                                    let mut p = Vec::new();
+                                    scene.pipeline.cage_positions(h, &mut p).ok()?;
+                                    (p, scene.pipeline.asset(h).ok()?.cage().clone())
+                                }
+                                None => (rest_cage.positions().to_vec(), rest_cage.clone()),
+                            }
+                        };
+                        Some((positions.iter().map(|p| pose * *p).collect(), mesh))
+                    })
+                    .collect()
+            }
+            Run::Soft {
+                world,
+                bodies,
+                triangles,
+            } => bodies
+                .iter()
+                .filter_map(|h| {
+                    let body = world.soft_bodies.get(*h)?;
+                    let positions: Vec<Vec3> = body.particle_positions().collect();
+                    let mesh = TriangleMesh::new(positions.clone(), triangles.clone()).ok()?;
+                    Some((positions, mesh))
+                })
+                .collect(),
+        }
+    }
+
+    fn energy(&self) -> f64 {
+        match self {
+            Run::Scene(scene) => scene.mechanical_energy(),
+            Run::Soft { .. } => f64::NAN,
+        }
+    }
+}
+
+/// What one variant measured over its rounds.
+#[derive(Default)]
+struct Tally {
+    /// Mean ms/step of each round.
+    per_round: Vec<f64>,
+    /// Per-step ms of round 0.
+    frames: Vec<f64>,
+    /// Deepest overlap over the car length.
+    penetration_rel: f64,
+    energy_start: f64,
+    energy_end: f64,
+    dent_depth: f64,
+}
+
+/// Runs the scene.
+pub fn run(options: &RunOptions) -> SceneReport {
+    let sizes = Sizes::new(options.quick);
+    let mut report = SceneReport::new("crash");
+    let t0 = Instant::now();
+    let assets = build_assets();
+    eprintln!(
+        "  triangle meshes: {} and {} triangles; assets built in {:.1} s",
+        assets.trimesh_small_triangles,
+        assets.trimesh_large_triangles,
+        t0.elapsed().as_secs_f64()
+    );
+    let crash_options = CrashOptions {
+        barrels: false,
+        run_up: sizes.run_up,
+        ..CrashOptions::default()
+    };
+    let mut tallies: Vec<Tally> = VARIANTS.iter().map(|_| Tally::default()).collect();
+    for round in 0..sizes.rounds.max(sizes.rounds_trimesh_small).max(1) {
+        let active: Vec<usize> = (0..VARIANTS.len()).filter(|&i| VARIANTS[i].in_round(round, &sizes)).collect();
+        let mut runs: Vec<(usize, Run)> = active.iter().map(|&i| (i, Run::new(VARIANTS[i], &assets, &crash_options))).collect();
+        let mut totals = vec![0.0f64; runs.len()];
+        for (i, run) in &runs {
+            tallies[*i].energy_start = run.energy();
+        }
+        let started = Instant::now();
+        for step in 0..sizes.steps {
+            for (k, (i, run)) in runs.iter_mut().enumerate() {
+                let ms = run.step();
+                totals[k] += ms;
+                if round == 0 {
+                    tallies[*i].frames.push(ms);
+                }
+            }
+            if round == 0 && (step + 1) % sizes.penetration_every == 0 {
+                for (i, run) in runs.iter_mut() {
+                    let surfaces = run.surfaces(assets.high.cage());
+                    let refs: Vec<(Vec<Vec3>, &TriangleMesh)> = surfaces.iter().map(|(p, m)| (p.clone(), m)).collect();
+                    let depth = deepest_overlap(&refs).unwrap_or(f32::NAN) as f64 / CAR_LENGTH as f64;
+                    let t = &mut tallies[*i];
+                    t.penetration_rel = t.penetration_rel.max(depth);
+                }
+            }
+        }
+        for (k, (i, run)) in runs.iter_mut().enumerate() {
+            tallies[*i].per_round.push(totals[k] / sizes.steps as f64);
+            if round == 0 {
+                tallies[*i].energy_end = run.energy();
+                if let Run::Scene(scene) = run {
+                    let cars = scene.cars.clone();
+                    let mut deepest = 0.0f32;
+                    for b in &cars {
+                        deepest = deepest.max(scene.dent_depth(b).unwrap_or(0.0));
+                    }
+                    tallies[*i].dent_depth = deepest as f64;
+                }
+            }
+        }
+        eprintln!(
+            "  round {round}: {} variants, {} steps, {:.1} s",
+            runs.len(),
+            sizes.steps,
+            started.elapsed().as_secs_f64()
+        );
+    }
+
+    let ms = |v: Variant| {
+        let i = VARIANTS.iter().position(|x| *x == v).unwrap_or(0);
+        let mut xs = tallies[i].per_round.clone();
+        median(&mut xs)
+    };
+    let tally = |v: Variant| &tallies[VARIANTS.iter().position(|x| *x == v).unwrap_or(0)];
+    let high = assets.high.proxy().sphere_count();
+    let notes = [
+        (Variant::ProxyLow, "ms_per_step_proxy_low", format!("{} spheres per car", assets.low.proxy().sphere_count())),
+        (Variant::ProxyMid, "ms_per_step_proxy_mid", format!("{} spheres per car", assets.mid.proxy().sphere_count())),
+        (Variant::ProxyHigh, "ms_per_step_proxy_high", format!("{high} spheres per car")),
+        (Variant::StaticCompoundHigh, "ms_per_step_static_compound_high", format!("{high} balls, parry Compound never updated, no plasticity")),
+        (Variant::NaiveCompoundHigh, "ms_per_step_naive_compound_high", format!("{high} balls, Compound rebuilt with set_shape every step")),
+        (Variant::TriMesh1k5, "ms_per_step_trimesh_1k5", format!("{}-triangle DEFORMABLE TriMesh, set_vertices every step", assets.trimesh_small_triangles)),
+        (Variant::TriMesh14k, "ms_per_step_trimesh_14k", format!("{}-triangle DEFORMABLE TriMesh, set_vertices every step", assets.trimesh_large_triangles)),
+        (Variant::SoftBody, "ms_per_step_softbody", "Rapier soft bodies (tet-filled cage, 0.5 m cells, volume cells, plastic edges)".to_string()),
+    ];
+    for (v, name, note) in &notes {
+        report.metric(name, ms(*v), format!("{note}; median of {} round(s)", tally(*v).per_round.len()));
+    }
+    let ratio = |a: f64, b: f64| a / b;
+    report.metric(
+        "overhead_vs_static_high",
+        ratio(ms(Variant::ProxyHigh), ms(Variant::StaticCompoundHigh)),
+        "proxy_high / static_compound_high (target ≤ 1.3)",
+    );
+    report.metric(
+        "speedup_high_vs_naive_compound",
+        ratio(ms(Variant::NaiveCompoundHigh), ms(Variant::ProxyHigh)),
+        "naive_compound_high / proxy_high (target ≥ 2.5)",
+    );
+    report.metric(
+        "speedup_proxy_low_vs_trimesh_14k",
+        ratio(ms(Variant::TriMesh14k), ms(Variant::ProxyLow)),
+        "trimesh_14k / proxy_low (target ≥ 200)",
+    );
+    report.metric(
+        "speedup_proxy_high_vs_trimesh_14k",
+        ratio(ms(Variant::TriMesh14k), ms(Variant::ProxyHigh)),
+        "trimesh_14k / proxy_high (target ≥ 50)",
+    );
+    report.metric(
+        "speedup_proxy_high_vs_softbody",
+        ratio(ms(Variant::SoftBody), ms(Variant::ProxyHigh)),
+        "softbody / proxy_high (target ≥ 20)",
+    );
+    let penetration_names = [
+        (Variant::ProxyLow, "max_penetration_rel_proxy_low"),
+        (Variant::ProxyMid, "max_penetration_rel_proxy_mid"),
+        (Variant::ProxyHigh, "max_penetration_rel_proxy_high"),
+        (Variant::StaticCompoundHigh, "max_penetration_rel_static_compound_high"),
+        (Variant::NaiveCompoundHigh, "max_penetration_rel_naive_compound_high"),
+        (Variant::TriMesh1k5, "max_penetration_rel_trimesh_1k5"),
+        (Variant::TriMesh14k, "max_penetration_rel_trimesh_14k"),
+        (Variant::SoftBody, "max_penetration_rel_softbody"),
+    ];
+    for (v, name) in penetration_names {
+        report.metric(
+            name,
+            tally(v).penetration_rel,
+            "deepest vertex of a car surface inside another car, over the car length (round 0)",
+        );
+    }
+    report.metric(
+        "dent_depth_max_rel",
+        tally(Variant::ProxyHigh).dent_depth / CAR_LENGTH as f64,
+        "proxy_high: largest cage-vertex displacement from rest over the car length (target ≥ 0.03)",
+    );
+    let t = tally(Variant::ProxyHigh);
+    report.metric(
+        "energy_absorbed_fraction",
+        1.0 - t.energy_end / t.energy_start,
+        "proxy_high: 1 − mechanical energy after / before (crash, friction, plastic restitution)",
+    );
+    report.metric("steps", sizes.steps as f64, format!("steps per run, dt = 1/{:.0} s", 1.0 / DT));
+
+    let mut section = Section {
+        title: "per-variant round means (ms/step)".to_string(),
+        header: vec!["variant".to_string(), "rounds".to_string(), "median".to_string(), "min".to_string(), "max".to_string()],
+        rows: Vec::new(),
+    };
+    for (i, v) in VARIANTS.iter().enumerate() {
+        let xs = &tallies[i].per_round;
+        let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = xs.iter().copied().fold(0.0, f64::max);
+        section.rows.push(vec![
+            v.name().to_string(),
+            xs.len().to_string(),
+            format!("{:.3}", ms(*v)),
+            format!("{lo:.3}"),
+            format!("{hi:.3}"),
+        ]);
+    }
+    report.sections.push(section);
+
+    report.frames.columns = std::iter::once("step".to_string())
+        .chain(VARIANTS.iter().map(|v| format!("ms_{}", v.name())))
+        .collect();
+    for s in 0..sizes.steps {
+        let mut row = vec![s as f64];
+        row.extend(tallies.iter().map(|t| t.frames.get(s).copied().unwrap_or(f64::NAN)));
+        report.frames.rows.push(row);
+    }
+    report.plot = Some(PlotSpec {
+        title: "crash: ms per step (8 cars, 35 m/s, dt = 1/240 s)".to_string(),
+        y_label: "ms per step".to_string(),
+        series: (1..=VARIANTS.len()).collect(),
+        log_y: true,
+    });
+    report
+}

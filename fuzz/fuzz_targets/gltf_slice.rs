@@ -1,0 +1,33 @@
+//! Fuzz target: arbitrary bytes → `load_gltf_slice` (lenient and strict); a loaded asset is then
+//! posed with every clip at a few times and skinned, so evaluation paths run on fuzzed data too.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use rapier3d_deform::deformation::GovernedDeformation;
+use rapier3d_deform::io::{LoadOptions, load_gltf_slice};
+
+fuzz_target!(|data: &[u8]| {
+    let _ = load_gltf_slice(data, &LoadOptions::strict());
+    let Ok((asset, _report)) = load_gltf_slice(data, &LoadOptions::default()) else {
+        return;
+    };
+    let mut skin = asset.skinning.clone();
+    for clip in &asset.clips {
+        for f in [-0.5f32, 0.0, 0.3, 1.0, 2.0] {
+            let t = f * clip.duration();
+            let _ = asset.skeleton.node_world_transforms(Some(clip), t);
+            let mut weights = Vec::new();
+            for c in clip.channels() {
+                let _ = clip.morph_weights_into(c.node, t, &mut weights);
+            }
+            if let Some(skin) = skin.as_mut() {
+                let world = asset.skeleton.world_transforms(clip, t);
+                if skin.set_bone_transforms(&world).is_ok() {
+                    let deformed = skin.deformed_positions();
+                    let mut render = Vec::new();
+                    let _ = asset.render.gather_positions(&deformed, &mut render);
+                }
+            }
+        }
+    }
+});

@@ -1,0 +1,316 @@
+//! One deformable body in the pipeline: its plastic state, its collider (sphere proxy, or a baseline), and how both are brought up to date after a step.
+
+use std::sync::Arc;
+
+use rapier3d::dynamics::{RigidBody, RigidBodyHandle, RigidBodySet};
+use rapier3d::geometry::{ColliderHandle, ColliderSet, SharedShape};
+use rapier3d::math::Pose;
+use rapier3d::parry::mass_properties::MassProperties;
+
+use super::asset::{BoundMesh, PlasticAsset};
+use crate::error::{DeformError, Result};
+use crate::math::Vec3;
+use crate::plasticity::{
+    BodyMotion, PlasticState, SphereMassModel, VertexGrid, continue_motion, world_inertia,
+};
+use crate::shape::SphereProxyShape;
+
+/// Which collider a deformable body has and how it is kept up to date.
+///
+/// [`DeformableCollider::SphereProxy`] is the crate's route; the others are the baselines a user
+/// would write without it, kept here so that benchmarks compare them with the *same* plasticity
+/// (same contacts, same weights).
+#[derive(Clone, Debug)]
+pub enum DeformableCollider {
+    /// A [`SphereProxyShape`] whose spheres are blended from the body's example weights; it is
+    /// written (one `shape_mut`) only when some sphere drifted more than the pipeline's shape
+    /// tolerance from what the collider holds, and once more when the body settles.
+    SphereProxy,
+    /// Baseline: a parry `Compound` of the blended balls, rebuilt with `set_shape` every step.
+    RebuiltCompound,
+    /// Baseline: a parry `TriMesh` with `TriMeshFlags::DEFORMABLE` of a mesh bound to the cage,
+    /// updated with `set_vertices` every step.
+    TriMesh(Arc<BoundMesh>),
+}
+
+/// The collider-specific part of a body.
+#[derive(Debug)]
+pub(crate) enum ColliderState {
+    Proxy,
+    Compound,
+    TriMesh {
+        mesh: Arc<BoundMesh>,
+        grid: VertexGrid,
+        positions: Vec<Vec3>,
+    },
+}
+
+/// A deformable body and everything the pipeline keeps about it.
+#[derive(Debug)]
+pub(crate) struct Body {
+    pub rigid_body: RigidBodyHandle,
+    pub collider: ColliderHandle,
+    pub asset: Arc<PlasticAsset>,
+    pub state: PlasticState,
+    pub kind: ColliderState,
+    pub mass: SphereMassModel,
+    pub restitution0: f32,
+    pub restitution: f32,
+    /// CSR: the spheres driven by each cage vertex.
+    sphere_offsets: Vec<u32>,
+    sphere_ids: Vec<u32>,
+    /// Blended spheres (current weights).
+    pub centres: Vec<Vec3>,
+    pub radii: Vec<f32>,
+    /// What the collider (and the mass properties) were last given.
+    pub pushed_centres: Vec<Vec3>,
+    pub pushed_radii: Vec<f32>,
+    /// Some sphere differs from what was pushed.
+    pub unpushed: bool,
+    /// The mass properties the collider holds, and those of the pushed spheres it moves to.
+    pub mass_written: MassProperties,
+    pub mass_target: MassProperties,
+    /// The written mass properties have not reached the target yet.
+    pub mass_pending: bool,
+}
+
+/// What one body's collider update did.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct BodyUpdate {
+    pub shape_written: bool,
+}
+
+impl Body {
+    pub fn new(
+        rigid_body: RigidBodyHandle,
+        collider: ColliderHandle,
+        asset: Arc<PlasticAsset>,
+        kind: &DeformableCollider,
+        mass: SphereMassModel,
+        restitution0: f32,
+    ) -> Result<Self> {
+        let proxy = asset.proxy();
+        let n = asset.cage().vertex_count();
+        let mut state = asset.model().new_state()?;
+        let mut counts = vec![0u32; n + 1];
+        for &v in proxy.sphere_vertices() {
+            counts[v as usize + 1] += 1;
+        }
+        for v in 0..n {
+            counts[v + 1] += counts[v];
+        }
+        let mut fill = counts.clone();
+        let mut sphere_ids = vec![0u32; proxy.sphere_count()];
+        for (s, &v) in proxy.sphere_vertices().iter().enumerate() {
+            sphere_ids[fill[v as usize] as usize] = s as u32;
+            fill[v as usize] += 1;
+        }
+        state.set_eager(proxy.sphere_vertices().iter().copied())?;
+        let kind = match kind {
+            DeformableCollider::SphereProxy => ColliderState::Proxy,
+            DeformableCollider::RebuiltCompound => ColliderState::Compound,
+            DeformableCollider::TriMesh(mesh) => {
+                if mesh.example_count() != state.example_count() {
+                    return Err(DeformError::LengthMismatch {
+                        what: "examples of the triangle-mesh collider",
+                        expected: state.example_count(),
+                        actual: mesh.example_count(),
+                    });
+                }
+                state.set_eager(mesh.cage_vertices())?;
+                let grid = VertexGrid::new(mesh.mesh().positions())?;
+                ColliderState::TriMesh {
+                    mesh: mesh.clone(),
+                    grid,
+                    positions: mesh.mesh().positions().to_vec(),
+                }
+            }
+        };
+        let rest_mass = mass.rest();
+        let rest: Vec<Vec3> = proxy.example_centres(0).to_vec();
+        let radii: Vec<f32> = proxy.example_radii(0).to_vec();
+        Ok(Self {
+            rigid_body,
+            collider,
+            asset,
+            state,
+            kind,
+            mass,
+            restitution0,
+            restitution: restitution0,
+            sphere_offsets: counts,
+            sphere_ids,
+            centres: rest.clone(),
+            radii: radii.clone(),
+            pushed_centres: rest,
+            pushed_radii: radii,
+            unpushed: false,
+            mass_written: rest_mass,
+            mass_target: rest_mass,
+            mass_pending: false,
+        })
+    }
+
+    /// Maps a contact point on the current collider back to the rest pose, by undoing the
+    /// displacement of the nearest collider element (sphere or vertex).
+    pub fn rest_point(&self, point: Vec3) -> Vec3 {
+        match &self.kind {
+            ColliderState::TriMesh {
+                mesh,
+                grid,
+                positions,
+            } => match grid.nearest(point) {
+                Some(i) => point - (positions[i as usize] - mesh.mesh().positions()[i as usize]),
+                None => point,
+            },
+            ColliderState::Proxy | ColliderState::Compound => {
+                let mut best = (f32::INFINITY, 0usize);
+                for (s, (c, r)) in self.pushed_centres.iter().zip(&self.pushed_radii).enumerate() {
+                    let d = (point - *c).length() - r;
+                    if d < best.0 {
+                        best = (d, s);
+                    }
+                }
+                let rest = self.asset.proxy().example_centres(0);
+                point - (self.pushed_centres[best.1] - rest[best.1])
+            }
+        }
+    }
+
+    /// Re-blends the spheres driven by `changed` cage vertices; returns the largest distance
+    /// (`|Δc| + |Δr|`) of one of them from what the collider holds.
+    pub fn reblend(&mut self, changed: &[u32]) -> f32 {
+        let proxy = self.asset.proxy();
+        let e = proxy.example_count();
+        let mut drift = 0.0f32;
+        for &v in changed {
+            let Some(beta) = self.state.weights_as_stored(v) else {
+                continue;
+            };
+            let (a, b) = (
+                self.sphere_offsets[v as usize] as usize,
+                self.sphere_offsets[v as usize + 1] as usize,
+            );
+            for &s in &self.sphere_ids[a..b] {
+                let s = s as usize;
+                let (mut c, mut r) = (Vec3::ZERO, 0.0);
+                for (k, w) in beta.iter().enumerate().take(e) {
+                    if *w != 0.0 {
+                        c += *w * proxy.example_centres(k)[s];
+                        r += *w * proxy.example_radii(k)[s];
+                    }
+                }
+                self.centres[s] = c;
+                self.radii[s] = r.max(0.0);
+                let d = (c - self.pushed_centres[s]).length() + (self.radii[s] - self.pushed_radii[s]).abs();
+                drift = drift.max(d);
+                if d > 0.0 {
+                    self.unpushed = true;
+                }
+            }
+        }
+        drift
+    }
+
+    /// Writes the collider (per the collider kind's policy); when `push` is set the pushed
+    /// spheres become the target of the mass properties.
+    pub fn write(&mut self, colliders: &mut ColliderSet, push: bool, update_mass: bool) -> Result<BodyUpdate> {
+        let mut update = BodyUpdate::default();
+        match &mut self.kind {
+            ColliderState::Proxy => {
+                if push {
+                    let co = colliders.get_mut(self.collider).ok_or(missing("collider", self.collider.into_raw_parts().0))?;
+                    let shape = co
+                        .shape_mut()
+                        .as_shape_mut::<SphereProxyShape>()
+                        .ok_or(DeformError::InvalidParameter {
+                            name: "collider shape",
+                            value: f32::NAN,
+                            reason: "a sphere-proxy body's collider must hold a SphereProxyShape",
+                        })?;
+                    shape.set_spheres(&self.centres, &self.radii)?;
+                    update.shape_written = true;
+                }
+            }
+            ColliderState::Compound => {
+                let co = colliders.get_mut(self.collider).ok_or(missing("collider", self.collider.into_raw_parts().0))?;
+                co.set_shape(SharedShape::compound(
+                    self.centres
+                        .iter()
+                        .zip(&self.radii)
+                        .map(|(c, r)| (Pose::from_translation(*c), SharedShape::ball(r.max(1e-4))))
+                        .collect(),
+                ));
+                update.shape_written = true;
+            }
+            ColliderState::TriMesh {
+                mesh, positions, ..
+            } => {
+                mesh.positions_into(&mut self.state, positions)?;
+                let co = colliders.get_mut(self.collider).ok_or(missing("collider", self.collider.into_raw_parts().0))?;
+                let trimesh = co.shape_mut().as_trimesh_mut().ok_or(DeformError::InvalidParameter {
+                    name: "collider shape",
+                    value: f32::NAN,
+                    reason: "a triangle-mesh body's collider must hold a TriMesh",
+                })?;
+                trimesh.set_vertices(positions);
+                update.shape_written = true;
+            }
+        }
+        if push {
+            self.pushed_centres.copy_from_slice(&self.centres);
+            self.pushed_radii.copy_from_slice(&self.radii);
+            self.unpushed = false;
+            if update_mass {
+                self.mass_target = self.mass.deformed(&self.pushed_centres)?;
+                self.mass_pending = true;
+            }
+        }
+        Ok(update)
+    }
+
+    /// Moves the collider's explicit mass properties towards the target, the local centre of
+    /// mass by at most `max_com_step` (the inertia in proportion), recomputes the body's, and
+    /// keeps momentum without adding energy; returns how far the world centre of mass moved.
+    pub fn write_mass(&mut self, bodies: &mut RigidBodySet, colliders: &mut ColliderSet, max_com_step: f32) -> Result<f32> {
+        let (from, to) = (self.mass_written, self.mass_target);
+        let shift = to.local_com - from.local_com;
+        let distance = shift.length();
+        let mp = if distance > max_com_step {
+            let t = max_com_step / distance;
+            let inertia = from.reconstruct_inertia_matrix() * (1.0 - t) + to.reconstruct_inertia_matrix() * t;
+            MassProperties::with_inertia_matrix(from.local_com + shift * t, to.mass(), inertia)
+        } else {
+            self.mass_pending = false;
+            to
+        };
+        self.mass_written = mp;
+        let co = colliders.get_mut(self.collider).ok_or(missing("collider", self.collider.into_raw_parts().0))?;
+        co.set_mass_properties(mp);
+        let rb: &mut RigidBody = bodies.get_mut(self.rigid_body).ok_or(missing("rigid body", self.rigid_body.into_raw_parts().0))?;
+        let rotation = *rb.rotation();
+        let before = rb.mass_properties().local_mprops;
+        let old_com = rb.center_of_mass();
+        let motion = BodyMotion {
+            linvel: rb.linvel(),
+            angvel: rb.angvel(),
+        };
+        rb.recompute_mass_properties_from_colliders(colliders);
+        let after = rb.mass_properties().local_mprops;
+        let next = continue_motion(
+            after.mass(),
+            motion,
+            world_inertia(&before, rotation),
+            world_inertia(&after, rotation),
+        );
+        if next != motion {
+            rb.set_linvel(next.linvel, false);
+            rb.set_angvel(next.angvel, false);
+        }
+        Ok((rb.center_of_mass() - old_com).length())
+    }
+}
+
+fn missing(what: &'static str, index: u32) -> DeformError {
+    DeformError::UnknownHandle { what, index }
+}

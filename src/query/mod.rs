@@ -1,0 +1,202 @@
+//! The narrow-phase query dispatcher for the crate's shapes: pairs involving a [`DeformableMeshShape`] are handled here, one file per handled pair; everything else falls through to the next dispatcher of the chain.
+//!
+//! Install it first in Rapier's narrow phase:
+//!
+//! ```
+//! use rapier3d::prelude::*;
+//! use rapier3d::parry::query::{DefaultQueryDispatcher, QueryDispatcher};
+//! use rapier3d_deform::query::DeformDispatcher;
+//!
+//! let narrow_phase =
+//!     NarrowPhase::with_query_dispatcher(DeformDispatcher.chain(DefaultQueryDispatcher));
+//! # let _ = narrow_phase;
+//! ```
+//!
+//! Handled pairs (both argument orders): a [`DeformableMeshShape`] against any convex shape parry
+//! can pair with a triangle (ball, cuboid, capsule, cylinder, cone, convex polyhedron and their
+//! round versions: shapes with a support map). The mesh's tree is traversed with the other
+//! shape's box, refitting the nodes it reaches, and every overlapping triangle goes through
+//! parry's own convex–convex routines, so contacts equal those of a parry `TriMesh` built on the
+//! deformed vertices. Contact manifolds, intersection tests, distances, contacts, closest points
+//! and linear shape casts are handled. Every other pair involving the mesh (`TriMesh`,
+//! `HeightField`, `Compound`, `SphereProxyShape`, another deformable mesh, half-spaces) and
+//! nonlinear shape casts (so CCD) return `Err(Unsupported)`; the chain then reaches parry, which handles none of
+//! them either, so such pairs produce no contact.
+
+mod contact_manifolds_deformable_convex;
+mod queries_deformable_convex;
+
+use rapier3d::math::{Pose, Real, Vector};
+use rapier3d::parry::query::details::NormalConstraints;
+use rapier3d::parry::query::{
+    ClosestPoints, Contact, ContactManifold, ContactManifoldsWorkspace, NonlinearRigidMotion,
+    PersistentQueryDispatcher, QueryDispatcher, ShapeCastHit, ShapeCastOptions, ShapeDistance,
+    ShapeIntersection, Unsupported,
+};
+use rapier3d::parry::shape::Shape;
+
+pub use contact_manifolds_deformable_convex::DeformableContactWorkspace;
+
+use crate::shape::DeformableMeshShape;
+
+/// A parry query dispatcher for pairs involving a [`DeformableMeshShape`]; returns
+/// `Err(Unsupported)` for every other pair so that it can be chained before parry's
+/// `DefaultQueryDispatcher`.
+///
+/// # Performance
+/// A query costs the tree traversal with the other shape's box (O(log T + k) nodes for k
+/// overlapping triangles, each refit at most once per epoch in O(m)) plus one parry
+/// convex–convex query per overlapping triangle.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DeformDispatcher;
+
+/// A pair seen from the mesh: the mesh, the other shape, the other shape's pose in the mesh's
+/// frame, and whether the mesh was the second argument.
+struct MeshPair<'a> {
+    mesh: &'a DeformableMeshShape,
+    other: &'a dyn Shape,
+    pos_mo: Pose,
+    flipped: bool,
+}
+
+/// The convex shapes the mesh's triangles can be paired with by parry's convex–convex routines.
+fn is_supported_convex(shape: &dyn Shape) -> bool {
+    shape.as_shape::<DeformableMeshShape>().is_none()
+        && shape.as_composite_shape().is_none()
+        && shape.as_support_map().is_some()
+}
+
+impl<'a> MeshPair<'a> {
+    /// Recognises (mesh, convex) and (convex, mesh) pairs.
+    fn new(pos12: &Pose, g1: &'a dyn Shape, g2: &'a dyn Shape) -> Option<Self> {
+        if let Some(mesh) = g1.as_shape::<DeformableMeshShape>() {
+            is_supported_convex(g2).then_some(Self {
+                mesh,
+                other: g2,
+                pos_mo: *pos12,
+                flipped: false,
+            })
+        } else if let Some(mesh) = g2.as_shape::<DeformableMeshShape>() {
+            is_supported_convex(g1).then_some(Self {
+                mesh,
+                other: g1,
+                pos_mo: pos12.inverse(),
+                flipped: true,
+            })
+        } else {
+            None
+        }
+    }
+}
+
+impl QueryDispatcher for DeformDispatcher {
+    fn intersection_test(
+        &self,
+        pos12: &Pose,
+        g1: &dyn Shape,
+        g2: &dyn Shape,
+    ) -> Result<ShapeIntersection, Unsupported> {
+        let pair = MeshPair::new(pos12, g1, g2).ok_or(Unsupported)?;
+        queries_deformable_convex::intersection_test(&pair)
+    }
+
+    fn distance(
+        &self,
+        pos12: &Pose,
+        g1: &dyn Shape,
+        g2: &dyn Shape,
+    ) -> Result<ShapeDistance, Unsupported> {
+        let pair = MeshPair::new(pos12, g1, g2).ok_or(Unsupported)?;
+        queries_deformable_convex::distance(&pair)
+    }
+
+    fn contact(
+        &self,
+        pos12: &Pose,
+        g1: &dyn Shape,
+        g2: &dyn Shape,
+        prediction: Real,
+    ) -> Result<Option<Contact>, Unsupported> {
+        let pair = MeshPair::new(pos12, g1, g2).ok_or(Unsupported)?;
+        queries_deformable_convex::contact(&pair, prediction)
+    }
+
+    fn closest_points(
+        &self,
+        pos12: &Pose,
+        g1: &dyn Shape,
+        g2: &dyn Shape,
+        max_dist: Real,
+    ) -> Result<ClosestPoints, Unsupported> {
+        let pair = MeshPair::new(pos12, g1, g2).ok_or(Unsupported)?;
+        queries_deformable_convex::closest_points(&pair, max_dist)
+    }
+
+    fn cast_shapes(
+        &self,
+        pos12: &Pose,
+        local_vel12: Vector,
+        g1: &dyn Shape,
+        g2: &dyn Shape,
+        options: ShapeCastOptions,
+    ) -> Result<Option<ShapeCastHit>, Unsupported> {
+        let pair = MeshPair::new(pos12, g1, g2).ok_or(Unsupported)?;
+        // The other shape's velocity relative to the mesh, in the mesh's frame.
+        let vel_mo = if pair.flipped {
+            pair.pos_mo.rotation * -local_vel12
+        } else {
+            local_vel12
+        };
+        queries_deformable_convex::cast_shapes(&pair, vel_mo, options)
+    }
+
+    fn cast_shapes_nonlinear(
+        &self,
+        _motion1: &NonlinearRigidMotion,
+        _g1: &dyn Shape,
+        _motion2: &NonlinearRigidMotion,
+        _g2: &dyn Shape,
+        _start_time: Real,
+        _end_time: Real,
+        _stop_at_penetration: bool,
+    ) -> Result<Option<ShapeCastHit>, Unsupported> {
+        Err(Unsupported)
+    }
+}
+
+impl<ManifoldData, ContactData> PersistentQueryDispatcher<ManifoldData, ContactData>
+    for DeformDispatcher
+where
+    ManifoldData: Default + Clone + Send + Sync,
+    ContactData: Default + Copy + Send + Sync,
+{
+    fn contact_manifolds(
+        &self,
+        pos12: &Pose,
+        g1: &dyn Shape,
+        g2: &dyn Shape,
+        prediction: Real,
+        manifolds: &mut Vec<ContactManifold<ManifoldData, ContactData>>,
+        workspace: &mut Option<ContactManifoldsWorkspace>,
+    ) -> Result<(), Unsupported> {
+        let pair = MeshPair::new(pos12, g1, g2).ok_or(Unsupported)?;
+        contact_manifolds_deformable_convex::contact_manifolds(
+            &pair, pos12, prediction, manifolds, workspace,
+        );
+        Ok(())
+    }
+
+    fn contact_manifold_convex_convex(
+        &self,
+        _pos12: &Pose,
+        _g1: &dyn Shape,
+        _g2: &dyn Shape,
+        _normal_constraints1: Option<&dyn NormalConstraints>,
+        _normal_constraints2: Option<&dyn NormalConstraints>,
+        _prediction: Real,
+        _manifold: &mut ContactManifold<ManifoldData, ContactData>,
+    ) -> Result<(), Unsupported> {
+        // The mesh is not convex; convex pairs belong to the next dispatcher.
+        Err(Unsupported)
+    }
+}

@@ -1,0 +1,695 @@
+//! `DeformableMeshShape`: a triangle mesh under a governed deformation as a parry shape, with an O(m) root AABB and BN-Tree node boxes and deformed vertices refit lazily, thread-safely, under `&self`.
+//!
+//! The shape holds a shared [`BnTree`] (rest mesh, weights, node hierarchy and O(m) patch data)
+//! and the current governors. [`DeformableMeshShape::set_governors`] copies O(m) data, bumps an
+//! epoch and recomputes the root box in O(m) — no vertex is touched. Queries (ray casts, point
+//! projections, the contact traversal of [`crate::query::DeformDispatcher`]) then refit only the
+//! nodes and deform only the vertices they reach, each at most once per epoch.
+//!
+//! The lazy caches are arrays of atomics stamped with the epoch: an entry whose stamp equals the
+//! current epoch is valid. Every writer of an entry in a given epoch computes bit-identical values
+//! from the same `&self` state, so concurrent refits of the same node by Rapier's `parallel`
+//! narrow phase are benign races on atomics (no lock, no `unsafe`), and results do not depend on
+//! thread order. The epoch only changes under `&mut self`.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use rapier3d::math::{Pose, Real};
+use rapier3d::parry::bounding_volume::{Aabb, BoundingSphere, BoundingVolume};
+use rapier3d::parry::mass_properties::MassProperties;
+use rapier3d::parry::query::{PointProjection, PointQuery, Ray, RayCast, RayIntersection};
+use rapier3d::parry::shape::{FeatureId, Shape, ShapeType, Triangle, TypedShape};
+
+use crate::bn_tree::BnTree;
+use crate::bounds::{BoundsWorkspace, PatchBounds};
+use crate::deformation::{Affine, deform_vertex, validate_governors};
+use crate::error::Result;
+use crate::math::Vec3;
+
+thread_local! {
+    /// Scratch memory of the O(m) bounds evaluated under `&self` (one per thread).
+    static BOUNDS_WS: RefCell<BoundsWorkspace> = RefCell::new(BoundsWorkspace::default());
+}
+
+/// Epoch-stamped lazy caches (node boxes and deformed vertices) readable and writable under
+/// `&self` from several threads.
+#[derive(Debug)]
+struct LazyCache {
+    node_stamp: Box<[AtomicU32]>,
+    node_aabb: Box<[[AtomicU32; 6]]>,
+    vertex_stamp: Box<[AtomicU32]>,
+    vertex: Box<[[AtomicU32; 3]]>,
+    node_refits: AtomicU64,
+    vertices_deformed: AtomicU64,
+}
+
+impl LazyCache {
+    fn new(nodes: usize, vertices: usize) -> Self {
+        Self {
+            node_stamp: (0..nodes).map(|_| AtomicU32::new(0)).collect(),
+            node_aabb: (0..nodes).map(|_| Default::default()).collect(),
+            vertex_stamp: (0..vertices).map(|_| AtomicU32::new(0)).collect(),
+            vertex: (0..vertices).map(|_| Default::default()).collect(),
+            node_refits: AtomicU64::new(0),
+            vertices_deformed: AtomicU64::new(0),
+        }
+    }
+
+    fn clear_stamps(&mut self) {
+        for s in self
+            .node_stamp
+            .iter_mut()
+            .chain(self.vertex_stamp.iter_mut())
+        {
+            *s.get_mut() = 0;
+        }
+    }
+}
+
+/// Counters of the lazy refits since the last [`DeformableMeshShape::set_governors`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LazyRefitStats {
+    /// Node boxes computed (O(m) patch bounds or unions of children / leaf triangles).
+    pub node_refits: u64,
+    /// Vertices deformed.
+    pub vertices_deformed: u64,
+}
+
+/// A triangle mesh under a governed deformation (`p = Σ_k w_k (A_k p0 + t_k)`) as a parry
+/// [`Shape`] (`ShapeType::Custom`), bounded by a [`BnTree`] whose node boxes are refit on demand.
+///
+/// * [`Shape::compute_local_aabb`] is the O(m) bound of the whole mesh (the root patch's
+///   limited-convex-combination box), computed once per [`Self::set_governors`].
+/// * Ray casts and point projections traverse the tree, refitting only the nodes they reach; they
+///   return the same hits as a parry `TriMesh` built on the deformed vertices (the mesh is a
+///   surface: like a `TriMesh` without pseudo-normals, a projection is never `is_inside`). Hits
+///   carry the mesh's triangle index as sub-shape id.
+/// * Contacts with other shapes go through [`crate::query::DeformDispatcher`], which must be
+///   installed first in the narrow phase's dispatcher chain.
+/// * Mass properties are explicit: by default those of the closed rest mesh at unit density
+///   (parry's `MassProperties::from_trimesh` on the rest positions), or of the rest AABB as a
+///   solid box when the rest mesh does not enclose a positive volume (open or inward-facing
+///   meshes). They do not follow the deformation; replace them with
+///   [`Self::set_unit_mass_properties`]. A skinned mesh is usually kinematic, where they do not
+///   matter.
+///
+/// Cloning shares the tree and copies the governors; the clone starts with empty caches.
+///
+/// # Performance
+/// [`Self::set_governors`] is O(m) in the number of governors; a query touching `k` nodes costs
+/// O(k · m) the first time in an epoch and O(k) after that. Memory: 28 bytes per node and 16 per
+/// vertex of cache beside the shared tree.
+#[derive(Debug)]
+pub struct DeformableMeshShape {
+    tree: Arc<BnTree>,
+    /// O(m) data bounding the whole mesh (the root's patch, or one built for the whole mesh).
+    root_bounds: Arc<PatchBounds>,
+    governors: Vec<Affine>,
+    epoch: u32,
+    root_aabb: Aabb,
+    unit_mass: MassProperties,
+    ccd_thickness: f32,
+    cache: LazyCache,
+}
+
+impl Clone for DeformableMeshShape {
+    fn clone(&self) -> Self {
+        Self {
+            tree: self.tree.clone(),
+            root_bounds: self.root_bounds.clone(),
+            governors: self.governors.clone(),
+            epoch: 1,
+            root_aabb: self.root_aabb,
+            unit_mass: self.unit_mass,
+            ccd_thickness: self.ccd_thickness,
+            cache: LazyCache::new(self.cache.node_stamp.len(), self.cache.vertex_stamp.len()),
+        }
+    }
+}
+
+impl DeformableMeshShape {
+    /// A shape over `tree` posed by `governors` (one per governor of the tree's weights).
+    ///
+    /// # Errors
+    /// [`crate::DeformError::LengthMismatch`] when `governors` does not have one entry per
+    /// governor of the weights; [`crate::DeformError::NonFiniteTransform`] naming the first
+    /// non-finite governor.
+    ///
+    /// # Performance
+    /// O(m) plus, when the tree's root has no O(m) patch data, one O(T · i · log m) patch
+    /// precomputation over the whole mesh; O(T) for the rest-pose mass properties.
+    pub fn new(tree: Arc<BnTree>, governors: &[Affine]) -> Result<Self> {
+        validate_governors(governors, tree.weights().governor_count())?;
+        let root_bounds = match tree.node_patch(0) {
+            Some(p) => Arc::new(p.clone()),
+            None => {
+                let all: Vec<u32> = (0..tree.mesh().triangle_count() as u32).collect();
+                Arc::new(PatchBounds::new(
+                    tree.rest_positions(),
+                    tree.weights(),
+                    tree.mesh(),
+                    &all,
+                ))
+            }
+        };
+        let unit_mass = rest_mass_properties(&tree);
+        let ccd_thickness = rest_ccd_thickness(&tree);
+        let cache = LazyCache::new(tree.nodes().len(), tree.rest_positions().len());
+        let mut shape = Self {
+            tree,
+            root_bounds,
+            governors: governors.to_vec(),
+            epoch: 1,
+            root_aabb: Aabb::new_invalid(),
+            unit_mass,
+            ccd_thickness,
+            cache,
+        };
+        shape.root_aabb = shape.compute_root_aabb();
+        Ok(shape)
+    }
+
+    /// Poses the mesh with new governors: O(m) — an epoch bump invalidates every cached node box
+    /// and vertex, and the root box is recomputed from the governors. On error nothing changes.
+    ///
+    /// # Errors
+    /// As [`Self::new`].
+    ///
+    /// # Performance
+    /// O(m); no vertex is deformed.
+    pub fn set_governors(&mut self, governors: &[Affine]) -> Result<()> {
+        validate_governors(governors, self.governors.len())?;
+        self.governors.copy_from_slice(governors);
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            // Stamps wrapped around: clear them so no stale entry looks fresh.
+            self.cache.clear_stamps();
+            self.epoch = 1;
+        }
+        *self.cache.node_refits.get_mut() = 0;
+        *self.cache.vertices_deformed.get_mut() = 0;
+        self.root_aabb = self.compute_root_aabb();
+        Ok(())
+    }
+
+    fn compute_root_aabb(&self) -> Aabb {
+        BOUNDS_WS.with(|ws| self.root_bounds.aabb(&self.governors, &mut ws.borrow_mut()))
+    }
+
+    /// The shared tree.
+    pub fn tree(&self) -> &Arc<BnTree> {
+        &self.tree
+    }
+
+    /// The current governors.
+    pub fn governors(&self) -> &[Affine] {
+        &self.governors
+    }
+
+    /// Number of triangles.
+    pub fn triangle_count(&self) -> usize {
+        self.tree.mesh().triangle_count()
+    }
+
+    /// Unit-density mass properties (what [`Shape::mass_properties`] scales by the density).
+    pub fn unit_mass_properties(&self) -> MassProperties {
+        self.unit_mass
+    }
+
+    /// Replaces the unit-density mass properties.
+    pub fn set_unit_mass_properties(&mut self, unit_mass: MassProperties) {
+        self.unit_mass = unit_mass;
+    }
+
+    /// Lazy refits done since the last [`Self::set_governors`] (racing threads may both count
+    /// the same refit).
+    pub fn refit_stats(&self) -> LazyRefitStats {
+        LazyRefitStats {
+            node_refits: self.cache.node_refits.load(Ordering::Relaxed),
+            vertices_deformed: self.cache.vertices_deformed.load(Ordering::Relaxed),
+        }
+    }
+
+    /// The deformed position of vertex `v`, computed at most once per epoch.
+    ///
+    /// # Panics
+    /// If `v` is out of range.
+    ///
+    /// # Performance
+    /// O(influences of `v`) the first time in an epoch, O(1) after.
+    pub fn vertex(&self, v: u32) -> Vec3 {
+        let vu = v as usize;
+        let slot = &self.cache.vertex[vu];
+        if self.cache.vertex_stamp[vu].load(Ordering::Acquire) == self.epoch {
+            return Vec3::new(
+                f32::from_bits(slot[0].load(Ordering::Relaxed)),
+                f32::from_bits(slot[1].load(Ordering::Relaxed)),
+                f32::from_bits(slot[2].load(Ordering::Relaxed)),
+            );
+        }
+        let p = deform_vertex(
+            self.tree.rest_positions(),
+            self.tree.weights(),
+            &self.governors,
+            vu,
+        );
+        for (a, x) in slot.iter().zip(p.to_array()) {
+            a.store(x.to_bits(), Ordering::Relaxed);
+        }
+        self.cache.vertex_stamp[vu].store(self.epoch, Ordering::Release);
+        self.cache.vertices_deformed.fetch_add(1, Ordering::Relaxed);
+        p
+    }
+
+    /// Deformed triangle `t` (a mesh triangle index).
+    ///
+    /// # Panics
+    /// If `t` is out of range.
+    ///
+    /// # Performance
+    /// O(3 influences) the first time its vertices are needed in an epoch.
+    pub fn triangle(&self, t: u32) -> Triangle {
+        let [a, b, c] = self.tree.mesh().triangles()[t as usize].map(|v| self.vertex(v));
+        Triangle::new(a, b, c)
+    }
+
+    /// Every deformed vertex (the O(n) reference; fills the vertex cache).
+    ///
+    /// # Performance
+    /// O(total influences).
+    pub fn deformed_vertices(&self) -> Vec<Vec3> {
+        (0..self.tree.rest_positions().len() as u32)
+            .map(|v| self.vertex(v))
+            .collect()
+    }
+
+    /// The box of node `i` in this epoch: O(m) from its governors if it has patch data, else the
+    /// union of its children (leaves: of their deformed triangles).
+    ///
+    /// # Performance
+    /// O(m) or O(subtree) the first time in an epoch, O(1) after.
+    pub fn node_aabb(&self, i: u32) -> Aabb {
+        let iu = i as usize;
+        let slot = &self.cache.node_aabb[iu];
+        if self.cache.node_stamp[iu].load(Ordering::Acquire) == self.epoch {
+            let f = |k: usize| f32::from_bits(slot[k].load(Ordering::Relaxed));
+            return Aabb::new(Vec3::new(f(0), f(1), f(2)), Vec3::new(f(3), f(4), f(5)));
+        }
+        let node = self.tree.nodes()[iu];
+        let aabb = match (node.children, self.tree.node_patch(iu)) {
+            (None, _) => {
+                let mut lo = Vec3::splat(f32::MAX);
+                let mut hi = Vec3::splat(f32::MIN);
+                for &t in self.tree.node_triangles(iu) {
+                    for v in self.tree.mesh().triangles()[t as usize] {
+                        let p = self.vertex(v);
+                        lo = lo.min(p);
+                        hi = hi.max(p);
+                    }
+                }
+                Aabb::new(lo, hi)
+            }
+            (Some(_), Some(patch)) => {
+                BOUNDS_WS.with(|ws| patch.aabb(&self.governors, &mut ws.borrow_mut()))
+            }
+            (Some([l, r]), None) => self.node_aabb(l).merged(&self.node_aabb(r)),
+        };
+        for (a, x) in slot
+            .iter()
+            .zip(aabb.mins.to_array().into_iter().chain(aabb.maxs.to_array()))
+        {
+            a.store(x.to_bits(), Ordering::Relaxed);
+        }
+        self.cache.node_stamp[iu].store(self.epoch, Ordering::Release);
+        self.cache.node_refits.fetch_add(1, Ordering::Relaxed);
+        aabb
+    }
+
+    /// Calls `f(triangle index, deformed triangle)` for every triangle whose box intersects
+    /// `aabb` (mesh frame), in a deterministic depth-first order, refitting the nodes reached.
+    ///
+    /// # Performance
+    /// O(nodes reached · m) in the first query of an epoch.
+    pub fn for_each_triangle_in_aabb(&self, aabb: &Aabb, mut f: impl FnMut(u32, &Triangle)) {
+        let mut stack = vec![0u32];
+        while let Some(i) = stack.pop() {
+            if !self.node_aabb(i).intersects(aabb) {
+                continue;
+            }
+            let node = self.tree.nodes()[i as usize];
+            match node.children {
+                Some([l, r]) => {
+                    stack.push(r);
+                    stack.push(l);
+                }
+                None => {
+                    for &t in self.tree.node_triangles(i as usize) {
+                        let tri = self.triangle(t);
+                        if tri.local_aabb().intersects(aabb) {
+                            f(t, &tri);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Branch-and-bound over the tree: `node_cost(box)` is a lower bound of the cost of anything
+    /// inside (or `None` to prune); `leaf(t, triangle, best)` returns a cost below `best` to
+    /// accept the triangle. Returns the best accepted value.
+    pub(crate) fn find_best<T>(
+        &self,
+        max_cost: Real,
+        node_cost: impl Fn(&Aabb, Real) -> Option<Real>,
+        mut leaf: impl FnMut(u32, &Triangle, Real) -> Option<(Real, T)>,
+    ) -> Option<T> {
+        let mut best = max_cost;
+        let mut result = None;
+        let mut stack = Vec::new();
+        if let Some(cost) = node_cost(&self.node_aabb(0), best) {
+            stack.push((0u32, cost));
+        }
+        while let Some((i, lower)) = stack.pop() {
+            if lower > best {
+                continue;
+            }
+            let node = self.tree.nodes()[i as usize];
+            match node.children {
+                Some(children) => {
+                    let costs = children.map(|c| (c, node_cost(&self.node_aabb(c), best)));
+                    // Visit the cheaper child first (pushed last).
+                    let ordered =
+                        if costs[0].1.unwrap_or(Real::MAX) <= costs[1].1.unwrap_or(Real::MAX) {
+                            [costs[1], costs[0]]
+                        } else {
+                            costs
+                        };
+                    for (c, cost) in ordered {
+                        if let Some(cost) = cost.filter(|&x| x <= best) {
+                            stack.push((c, cost));
+                        }
+                    }
+                }
+                None => {
+                    for &t in self.tree.node_triangles(i as usize) {
+                        let tri = self.triangle(t);
+                        if let Some((cost, value)) = leaf(t, &tri, best)
+                            && cost <= best
+                        {
+                            best = cost;
+                            result = Some(value);
+                        }
+                    }
+                }
+            }
+        }
+        result
+    }
+}
+
+/// Unit-density rest mass properties: the closed rest mesh, or its AABB as a solid box.
+fn rest_mass_properties(tree: &BnTree) -> MassProperties {
+    let mesh = tree.mesh();
+    let mp = MassProperties::from_trimesh(1.0, tree.rest_positions(), mesh.triangles());
+    if mp.mass().is_finite() && mp.mass() > 0.0 && mp.local_com.is_finite() {
+        return mp;
+    }
+    let aabb = Aabb::from_points(tree.rest_positions().iter().copied());
+    let half = (aabb.half_extents()).max(Vec3::splat(1e-6));
+    MassProperties::from_cuboid(1.0, half).transform_by(&Pose::from_translation(aabb.center()))
+}
+
+/// Half the mean rest edge length (never zero).
+fn rest_ccd_thickness(tree: &BnTree) -> f32 {
+    let (rest, tris) = (tree.rest_positions(), tree.mesh().triangles());
+    let mut sum = 0.0f64;
+    for t in tris {
+        for e in 0..3 {
+            sum += (rest[t[e] as usize] - rest[t[(e + 1) % 3] as usize]).length() as f64;
+        }
+    }
+    let mean = sum / (3 * tris.len()).max(1) as f64;
+    ((0.5 * mean) as f32).max(1e-6)
+}
+
+impl RayCast for DeformableMeshShape {
+    fn cast_local_ray_and_get_normal(
+        &self,
+        ray: &Ray,
+        max_time_of_impact: Real,
+        solid: bool,
+    ) -> Option<RayIntersection> {
+        self.find_best(
+            max_time_of_impact,
+            |aabb, best| aabb.cast_local_ray(ray, best, true),
+            |t, tri, best| {
+                tri.cast_local_ray_and_get_normal(ray, best, solid)
+                    .map(|hit| (hit.time_of_impact, hit.with_subshape(t)))
+            },
+        )
+    }
+}
+
+impl PointQuery for DeformableMeshShape {
+    fn project_local_point(&self, point: Vec3, solid: bool) -> PointProjection {
+        self.find_best(
+            Real::MAX,
+            |aabb, _| Some(aabb.distance_to_local_point(point, true)),
+            |t, tri, _| {
+                let proj = tri.project_local_point(point, solid);
+                Some(((proj.point - point).length(), proj.with_subshape(t)))
+            },
+        )
+        .unwrap_or(PointProjection::new(false, point))
+    }
+
+    fn project_local_point_and_get_feature(&self, point: Vec3) -> (PointProjection, FeatureId) {
+        self.find_best(
+            Real::MAX,
+            |aabb, _| Some(aabb.distance_to_local_point(point, true)),
+            |t, tri, _| {
+                let (proj, feature) = tri.project_local_point_and_get_feature(point);
+                Some((
+                    (proj.point - point).length(),
+                    (proj.with_subshape(t), feature),
+                ))
+            },
+        )
+        .unwrap_or((PointProjection::new(false, point), FeatureId::Unknown))
+    }
+}
+
+impl Shape for DeformableMeshShape {
+    fn compute_local_aabb(&self) -> Aabb {
+        self.root_aabb
+    }
+
+    fn compute_local_bounding_sphere(&self) -> BoundingSphere {
+        self.root_aabb.bounding_sphere()
+    }
+
+    fn clone_dyn(&self) -> Box<dyn Shape> {
+        Box::new(self.clone())
+    }
+
+    fn scale_dyn(&self, _scale: Vec3, _num_subdivisions: u32) -> Option<Box<dyn Shape>> {
+        // Scaling would need a new tree (rest data and patch bounds); scale the governors instead.
+        None
+    }
+
+    fn mass_properties(&self, density: Real) -> MassProperties {
+        let d = density.max(0.0);
+        let u = &self.unit_mass;
+        MassProperties::with_principal_inertia_frame(
+            u.local_com,
+            u.mass() * d,
+            u.principal_inertia() * d,
+            u.principal_inertia_local_frame,
+        )
+    }
+
+    fn shape_type(&self) -> ShapeType {
+        ShapeType::Custom
+    }
+
+    fn as_typed_shape(&self) -> TypedShape<'_> {
+        TypedShape::Custom(self)
+    }
+
+    fn ccd_thickness(&self) -> Real {
+        self.ccd_thickness
+    }
+
+    fn ccd_angular_thickness(&self) -> Real {
+        std::f32::consts::FRAC_PI_4
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::deformation::ConvexWeights;
+    use crate::math::Mat3;
+    use crate::mesh::TriangleMesh;
+
+    /// A closed tube along x (length 2, radius 0.5) skinned to bones at x = 0, 1, 2.
+    fn tube(nx: usize, nr: usize) -> Arc<BnTree> {
+        let (len, radius) = (2.0f32, 0.5f32);
+        let mut p = Vec::new();
+        for i in 0..=nx {
+            let x = len * i as f32 / nx as f32;
+            for j in 0..nr {
+                let a = std::f32::consts::TAU * j as f32 / nr as f32;
+                p.push(Vec3::new(x, radius * a.cos(), radius * a.sin()));
+            }
+        }
+        let (c0, c1) = (p.len() as u32, p.len() as u32 + 1);
+        p.push(Vec3::ZERO);
+        p.push(Vec3::new(len, 0.0, 0.0));
+        let mut t = Vec::new();
+        let id = |i: usize, j: usize| (i * nr + j % nr) as u32;
+        for i in 0..nx {
+            for j in 0..nr {
+                let (a, b, c, d) = (id(i, j), id(i, j + 1), id(i + 1, j), id(i + 1, j + 1));
+                t.push([a, b, c]);
+                t.push([b, d, c]);
+            }
+        }
+        for j in 0..nr {
+            t.push([c0, id(0, j + 1), id(0, j)]);
+            t.push([c1, id(nx, j), id(nx, j + 1)]);
+        }
+        let rows: Vec<Vec<(u32, f32)>> = p
+            .iter()
+            .map(|q| {
+                if q.x <= 1.0 {
+                    vec![(0, 1.0 - q.x), (1, q.x)]
+                } else {
+                    vec![(1, 2.0 - q.x), (2, q.x - 1.0)]
+                }
+            })
+            .collect();
+        let weights = ConvexWeights::from_rows(rows, 3).unwrap();
+        let mesh = TriangleMesh::new(p.clone(), t).unwrap();
+        Arc::new(BnTree::build(&mesh, &p, &weights).unwrap())
+    }
+
+    fn bent(angle: f32) -> Vec<Affine> {
+        let pivot = Vec3::new(1.0, 0.0, 0.0);
+        let r1 = Mat3::from_rotation_z(angle);
+        let r2 = Mat3::from_rotation_z(2.0 * angle) * Mat3::from_diagonal(Vec3::new(1.0, 1.1, 0.9));
+        vec![
+            Affine::IDENTITY,
+            Affine::new(r1, pivot - r1 * pivot),
+            Affine::new(r2, pivot - r2 * pivot + Vec3::new(0.0, 0.05, 0.0)),
+        ]
+    }
+
+    #[test]
+    fn root_and_node_boxes_contain_the_deformed_triangles() {
+        let tree = tube(16, 12);
+        let mut shape = DeformableMeshShape::new(tree.clone(), &bent(0.0)).unwrap();
+        for angle in [0.2f32, -0.5, 0.9] {
+            shape.set_governors(&bent(angle)).unwrap();
+            let verts = shape.deformed_vertices();
+            let root = shape.compute_local_aabb();
+            for i in 0..tree.nodes().len() {
+                let aabb = shape.node_aabb(i as u32);
+                for &t in tree.node_triangles(i) {
+                    for v in tree.mesh().triangles()[t as usize] {
+                        let p = verts[v as usize];
+                        assert!(aabb.contains_local_point(p), "node {i} vertex {v}");
+                        assert!(root.contains_local_point(p), "root vertex {v}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn set_governors_is_lazy_and_rejects_bad_input() {
+        let tree = tube(16, 12);
+        let mut shape = DeformableMeshShape::new(tree.clone(), &bent(0.1)).unwrap();
+        shape.set_governors(&bent(0.3)).unwrap();
+        assert_eq!(shape.refit_stats(), LazyRefitStats::default());
+        // A small query reaches only part of the tree.
+        let probe = Aabb::from_half_extents(Vec3::new(0.0, 0.5, 0.0), Vec3::splat(0.05));
+        let mut hits = 0;
+        shape.for_each_triangle_in_aabb(&probe, |_, _| hits += 1);
+        assert!(hits > 0);
+        let stats = shape.refit_stats();
+        assert!(
+            (stats.node_refits as usize) < tree.nodes().len() / 2,
+            "{stats:?} of {} nodes",
+            tree.nodes().len()
+        );
+        assert!((stats.vertices_deformed as usize) < tree.rest_positions().len() / 2);
+        let before = shape.governors().to_vec();
+        assert!(shape.set_governors(&before[..2]).is_err());
+        let mut nan = before.clone();
+        nan[1].translation.x = f32::NAN;
+        assert!(shape.set_governors(&nan).is_err());
+        assert_eq!(shape.governors(), &before[..]);
+        assert!(DeformableMeshShape::new(tree, &before[..1]).is_err());
+    }
+
+    #[test]
+    fn concurrent_lazy_refits_equal_sequential_ones() {
+        let tree = tube(24, 16);
+        let shape = DeformableMeshShape::new(tree.clone(), &bent(0.4)).unwrap();
+        let reference = shape.clone();
+        let expected: Vec<Aabb> = (0..tree.nodes().len() as u32)
+            .map(|i| reference.node_aabb(i))
+            .collect();
+        let results: Vec<Vec<Aabb>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..4)
+                .map(|k| {
+                    let shape = &shape;
+                    let n = tree.nodes().len() as u32;
+                    s.spawn(move || {
+                        // Each thread walks the nodes in a different order.
+                        let mut out = vec![Aabb::new_invalid(); n as usize];
+                        for j in 0..n {
+                            let i = if k % 2 == 0 { j } else { n - 1 - j };
+                            out[i as usize] = shape.node_aabb(i);
+                        }
+                        out
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for r in results {
+            for (a, b) in r.iter().zip(&expected) {
+                assert_eq!((a.mins, a.maxs), (b.mins, b.maxs));
+            }
+        }
+    }
+
+    #[test]
+    fn shape_trait_facts() {
+        let tree = tube(32, 32);
+        let shape = DeformableMeshShape::new(tree, &bent(0.0)).unwrap();
+        // Closed 32-gon tube: volume of the prism of the inscribed polygon.
+        let n = 32.0f32;
+        let exact = 0.5 * n * 0.25 * (std::f32::consts::TAU / n).sin() * 2.0;
+        let mp = shape.mass_properties(2.0);
+        assert!(
+            (mp.mass() - 2.0 * exact).abs() < 1e-3 * exact,
+            "{}",
+            mp.mass()
+        );
+        assert!((mp.local_com - Vec3::new(1.0, 0.0, 0.0)).length() < 1e-4);
+        assert!(shape.ccd_thickness() > 0.0);
+        assert!(shape.scale_dyn(Vec3::splat(2.0), 0).is_none());
+        assert_eq!(shape.shape_type(), ShapeType::Custom);
+        assert!(matches!(shape.as_typed_shape(), TypedShape::Custom(_)));
+        let copy = shape.clone_dyn();
+        assert_eq!(
+            copy.compute_local_aabb().mins,
+            shape.compute_local_aabb().mins
+        );
+    }
+}
