@@ -11,6 +11,8 @@ mod bounds;
 mod crash;
 #[path = "scenes/output.rs"]
 mod output;
+#[path = "scenes/proxy_fit.rs"]
+mod proxy_fit;
 #[path = "scenes/runner.rs"]
 mod runner;
 #[path = "scenes/self_collision.rs"]
@@ -56,6 +58,12 @@ const SCENES: &[Scene] = &[
         description: "the same on Spot (23k triangles) under point-based animation with 24 \
                       particles (the paper's Fig. 4)",
         run: self_collision::run_teddy,
+    },
+    Scene {
+        name: "proxy_fit",
+        description: "sphere-union proxies of the car at ~66, 114 and 320 spheres: median and max \
+                      error over every example and 100 random blends, packing time",
+        run: proxy_fit::run,
     },
     Scene {
         name: "crash",

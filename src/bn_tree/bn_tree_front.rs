@@ -13,8 +13,8 @@ impl SelfCollisionQuery {
     ///
     /// * A node with O(m) data that the traversal descended below gets its cone from its
     ///   children next frame: its own bound did not prune, and the children are computed anyway.
-    /// * A node whose cone came from its children but which was reached and not descended
-    ///   (pruned there) is a candidate for ascent: its own O(m) cone is test-computed, and the
+    /// * A node whose cone came from its children but which the traversal tested and did not
+    ///   descend (pruned there) is a candidate for ascent: its own O(m) cone is test-computed, and the
     ///   front climbs above it only if that cone keeps at least three directions.
     ///
     /// # Performance
@@ -26,7 +26,10 @@ impl SelfCollisionQuery {
             if node.patch == NONE {
                 continue;
             }
-            let reached = self.cone_stamp[i] == self.epoch;
+            // Only nodes the traversal tested itself: nodes whose cones were merely computed by a
+            // parent's bottom-up recursion are not candidates (testing them all would cost
+            // O(m) per node of the recursed subtree).
+            let reached = self.visited[i] == self.epoch;
             let descended = self.descended[i] == self.epoch;
             if !self.cone_from_children[i] {
                 if descended {

@@ -89,6 +89,7 @@ impl SelfCollisionQuery {
         out: &mut Vec<[u32; 2]>,
     ) {
         let node = tree.nodes[a as usize];
+        self.visited[a as usize] = self.epoch;
         let cone = self.node_cone(tree, governors, a);
         if let Some(dir) = (0..14).find(|&d| cone.contains_direction(d))
             && (mode == CullingMode::Fast || self.contour_is_simple(tree, governors, a, None, dir))
@@ -123,6 +124,8 @@ impl SelfCollisionQuery {
         b: u32,
         out: &mut Vec<[u32; 2]>,
     ) {
+        self.visited[a as usize] = self.epoch;
+        self.visited[b as usize] = self.epoch;
         let ca = self.node_cone(tree, governors, a);
         let cone = if ca.is_empty() {
             ca

@@ -103,6 +103,9 @@ pub struct SelfCollisionQuery {
     cone_from_children: Vec<bool>,
     /// Frame in which the traversal descended below the node.
     descended: Vec<u32>,
+    /// Frame in which the traversal tested the node's cone itself (not through a parent's
+    /// bottom-up recursion).
+    visited: Vec<u32>,
     bounds_ws: BoundsWorkspace,
     /// Current positions of point governors (only the entries a cone needs are refreshed).
     points: Vec<Vec3>,
@@ -128,6 +131,7 @@ impl SelfCollisionQuery {
             cone_stamp: vec![0; n],
             cone_from_children: vec![false; n],
             descended: vec![0; n],
+            visited: vec![0; n],
             bounds_ws: BoundsWorkspace::default(),
             points: Vec::new(),
             stack: Vec::new(),
@@ -149,6 +153,7 @@ impl SelfCollisionQuery {
             self.aabb_stamp.fill(0);
             self.cone_stamp.fill(0);
             self.descended.fill(0);
+            self.visited.fill(0);
             self.epoch = 1;
         }
         self.stats = SelfCollisionStats::default();

@@ -132,9 +132,19 @@ mod tests {
             .collect();
         let obb = Obb::from_points(&pts).unwrap();
         assert!(pts.iter().all(|p| obb.contains(*p)));
-        // The box of the slab has volume ≤ 8·4·1·0.2 = 6.4 plus sampling slack; an AABB of the
-        // rotated slab is several times bigger.
-        assert!(obb.volume() < 6.5, "volume {}", obb.volume());
+        // The slab's own box has volume 8·4·1·0.2 = 6.4; PCA axes of 2,000 samples are off by a
+        // degree or so, which costs a few percent. The AABB of the rotated slab is far bigger.
+        assert!(obb.volume() < 1.1 * 6.4, "volume {}", obb.volume());
+        let (lo, hi) = pts.iter().fold(
+            (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+            |(l, h), p| (l.min(*p), h.max(*p)),
+        );
+        let aabb_volume = (hi - lo).x * (hi - lo).y * (hi - lo).z;
+        assert!(
+            obb.volume() < 0.3 * aabb_volume,
+            "{} vs AABB {aabb_volume}",
+            obb.volume()
+        );
         assert!(obb.axes.col(0).dot(rot.col(0)).abs() > 0.99);
     }
 
