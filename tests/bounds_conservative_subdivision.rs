@@ -46,7 +46,7 @@ fn move_points(r: &mut rand_chacha::ChaCha8Rng, rest: &[Vec3], amplitude: f32) -
     let (kx, ky, phase) = (
         r.random_range(0.5..2.0),
         r.random_range(0.5..2.0),
-        r.random_range(0.0..6.28),
+        r.random_range(0.0..std::f32::consts::TAU),
     );
     let rot = random_governor(r, 0.5, 0.5);
     rest.iter()
