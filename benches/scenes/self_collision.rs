@@ -38,6 +38,9 @@ struct Animation {
     rest: Vec<Vec3>,
     weights: ConvexWeights,
     frames: Vec<Vec<Affine>>,
+    /// Rest positions of point governors (subdivision control points), if the governors are
+    /// points: the BN-Tree then uses the per-patch best-fit affine (BN-Tree §5).
+    point_rest: Option<Vec<Vec3>>,
 }
 
 /// Per-frame results of one animation.
@@ -118,8 +121,13 @@ fn measure(anim: &Animation, passes: usize, brute_force_reference: bool) -> Meas
         anim.frames.len()
     );
     let start = Instant::now();
-    let tree = BnTree::build(&anim.mesh, &anim.rest, &anim.weights)
+    let mut tree = BnTree::build(&anim.mesh, &anim.rest, &anim.weights)
         .unwrap_or_else(|e| panic!("BN-Tree build failed on {}: {e}", anim.label));
+    if let Some(points) = &anim.point_rest {
+        tree = tree
+            .with_point_governors(points.clone())
+            .unwrap_or_else(|e| panic!("point governors of {}: {e}", anim.label));
+    }
     let build_s = start.elapsed().as_secs_f64();
     let mut bvh = BvhRefitSelfCollision::new(&anim.mesh, &anim.rest)
         .unwrap_or_else(|e| panic!("BVH build failed on {}: {e}", anim.label));
@@ -525,6 +533,7 @@ fn cat_animation(gait: Gait, quick: bool) -> Animation {
         rest: cat.skinning().rest_positions().to_vec(),
         weights: cat.skinning().weights().clone(),
         frames,
+        point_rest: None,
     }
 }
 
@@ -591,6 +600,7 @@ pub fn run_fox(options: &RunOptions) -> SceneReport {
         rest: fox.skinning().rest_positions().to_vec(),
         weights: fox.skinning().weights().clone(),
         frames,
+        point_rest: None,
     };
     let m = measure(&anim, passes(options.quick), options.quick);
     let mut report = SceneReport::new("self_fox");
@@ -649,6 +659,7 @@ pub fn run_cloth(options: &RunOptions) -> SceneReport {
             rest: fine.rest_positions().to_vec(),
             weights: fine.weights().clone(),
             frames,
+            point_rest: Some(fine.control_mesh().positions().to_vec()),
         };
         all.push(measure(&a, passes(options.quick), options.quick));
     }
@@ -719,6 +730,7 @@ pub fn run_teddy(options: &RunOptions) -> SceneReport {
         rest: teddy.animation().rest_positions().to_vec(),
         weights: teddy.animation().weights().clone(),
         frames,
+        point_rest: None,
     };
     let m = measure(&anim, passes(options.quick), options.quick);
     let mut report = SceneReport::new("self_teddy");
