@@ -29,7 +29,7 @@ impl Default for BnTreeOptions {
     fn default() -> Self {
         Self {
             leaf_triangles: 4,
-            governor_cost: 6.0,
+            governor_cost: 16.0,
         }
     }
 }
