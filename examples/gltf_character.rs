@@ -150,7 +150,13 @@ fn main() -> Result<(), Box<dyn Error>> {
     let camera = Camera::framing(lo, hi, Vec3::new(-1.0, -0.35, -0.8), 0.6)?;
     std::fs::create_dir_all("out")?;
     for (k, (t, p, governors)) in shots.iter().enumerate() {
-        let _ = query.run(&tree, governors, RefitPolicy::OnDemand, CullingMode::Conservative, &mut pairs);
+        let _ = query.run(
+            &tree,
+            governors,
+            RefitPolicy::OnDemand,
+            CullingMode::Conservative,
+            &mut pairs,
+        );
         let mut colours = vec![Rgb::ORANGE; asset.mesh.triangle_count()];
         for pair in &pairs {
             colours[pair[0] as usize] = Rgb::new(0.9, 0.1, 0.1);
@@ -166,7 +172,10 @@ fn main() -> Result<(), Box<dyn Error>> {
         )?;
         let file = format!("out/gltf_character_{k}.png");
         canvas.save_png(&file)?;
-        println!("  wrote {file} (t = {t:.3} s, {} self-colliding pairs)", pairs.len());
+        println!(
+            "  wrote {file} (t = {t:.3} s, {} self-colliding pairs)",
+            pairs.len()
+        );
     }
     Ok(())
 }

@@ -131,7 +131,9 @@ pub enum DeformError {
         message: String,
     },
     /// An edge is shared by more than two triangles.
-    #[error("edge ({a}, {b}) is shared by {triangles} triangles (a manifold mesh allows at most 2)")]
+    #[error(
+        "edge ({a}, {b}) is shared by {triangles} triangles (a manifold mesh allows at most 2)"
+    )]
     NonManifoldEdge {
         /// One end of the edge.
         a: u32,

@@ -2,7 +2,9 @@
 
 use rapier3d_deform::deformation::ExampleBlend;
 use rapier3d_deform::math::Vec3;
-use rapier3d_deform::plasticity::{ContactSample, PlasticModel, PlasticWorkspace, PlasticityParams};
+use rapier3d_deform::plasticity::{
+    ContactSample, PlasticModel, PlasticWorkspace, PlasticityParams,
+};
 use rapier3d_deform::scenes::car::{CAR_LENGTH, CarOptions, car};
 
 const FRONT: usize = 1;
@@ -28,7 +30,12 @@ fn params() -> PlasticityParams {
 
 fn model() -> (PlasticModel, Vec<Vec3>) {
     let asset = car(&cage()).unwrap();
-    let blend = ExampleBlend::new(asset.mesh.positions().to_vec(), asset.bone_weights.clone(), asset.example_bones.clone()).unwrap();
+    let blend = ExampleBlend::new(
+        asset.mesh.positions().to_vec(),
+        asset.bone_weights.clone(),
+        asset.example_bones.clone(),
+    )
+    .unwrap();
     let model = PlasticModel::from_blend(&asset.mesh, &blend, params()).unwrap();
     (model, asset.mesh.positions().to_vec())
 }
@@ -39,7 +46,15 @@ fn hit(model: &PlasticModel, point: Vec3, displacement: Vec3) -> Vec<f32> {
     let mut ws = PlasticWorkspace::new();
     let mut dents = Vec::new();
     model
-        .apply_contacts(&mut state, &[ContactSample { point, displacement }], &mut ws, &mut dents)
+        .apply_contacts(
+            &mut state,
+            &[ContactSample {
+                point,
+                displacement,
+            }],
+            &mut ws,
+            &mut dents,
+        )
         .unwrap();
     for _ in 0..100 {
         state.advance();
@@ -48,7 +63,10 @@ fn hit(model: &PlasticModel, point: Vec3, displacement: Vec3) -> Vec<f32> {
     let e = model.example_count();
     for (v, row) in state.all_weights().chunks(e).enumerate() {
         assert!(row.iter().all(|x| *x >= 0.0), "vertex {v}: {row:?}");
-        assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5, "vertex {v}: {row:?}");
+        assert!(
+            (row.iter().sum::<f32>() - 1.0).abs() < 1e-5,
+            "vertex {v}: {row:?}"
+        );
     }
     state.all_weights().to_vec()
 }
@@ -78,7 +96,11 @@ fn a_frontal_push_crushes_the_front_only() {
     let w = hit(&model, front, Vec3::new(-0.05, 0.0, 0.0));
     let crush = column(&w, FRONT, e);
     let v = model.nearest_vertex(front).unwrap() as usize;
-    assert!(crush[v] > 0.5, "front crush weight at the bumper {}", crush[v]);
+    assert!(
+        crush[v] > 0.5,
+        "front crush weight at the bumper {}",
+        crush[v]
+    );
     // Nothing behind the falloff radius (1.2 m along the surface from the bumper).
     for (u, p) in rest.iter().enumerate() {
         if p.x < 0.0 {
@@ -129,7 +151,11 @@ fn the_falloff_decays_with_distance_from_the_hit() {
             bands[b].1 += 1;
         }
     }
-    let means: Vec<f32> = bands.iter().filter(|b| b.1 > 0).map(|b| b.0 / b.1 as f32).collect();
+    let means: Vec<f32> = bands
+        .iter()
+        .filter(|b| b.1 > 0)
+        .map(|b| b.0 / b.1 as f32)
+        .collect();
     assert!(means.windows(2).all(|m| m[1] <= m[0] + 1e-3), "{means:?}");
     assert!(means[0] > means[means.len() - 1]);
 }
@@ -137,7 +163,11 @@ fn the_falloff_decays_with_distance_from_the_hit() {
 #[test]
 fn a_push_below_the_yield_does_nothing() {
     let (model, _) = model();
-    let w = hit(&model, Vec3::new(0.5 * CAR_LENGTH, 0.5, 0.0), Vec3::new(-0.0099, 0.0, 0.0));
+    let w = hit(
+        &model,
+        Vec3::new(0.5 * CAR_LENGTH, 0.5, 0.0),
+        Vec3::new(-0.0099, 0.0, 0.0),
+    );
     let e = model.example_count();
     assert!(w.chunks(e).all(|row| row[0] == 1.0));
 }

@@ -1,10 +1,13 @@
-//! Contract: the pipeline reads the impulses Rapier applied with the right sign and frame: a box that lands on its bottom dents at the bottom, the same box landing upside down dents at its (local) top, a box at rest does not dent, and the impulses read back equal the box's weight.
+//! Contract: the pipeline reads the impulses Rapier applied with the right sign and frame: a box that lands on its bottom dents at the bottom, the same box landing upside down dents at its (local) top, a box at rest does not dent, the impulses read back equal the box's weight, and restitution drops while a dent forms, then recovers.
 
 use std::sync::Arc;
 
 use rapier3d_deform::math::{Quat, Vec3};
 use rapier3d_deform::mesh::TriangleMesh;
-use rapier3d_deform::pipeline::{DeformableCollider, PipelineParams, PlasticAsset, PlasticPipeline, read_solved_contacts};
+use rapier3d_deform::pipeline::{
+    DeformableCollider, DeformableDesc, PipelineParams, PlasticAsset, PlasticPipeline,
+    read_solved_contacts,
+};
 use rapier3d_deform::plasticity::PlasticityParams;
 use rapier3d_deform::proxy::{PackOptions, ProxyOptions, SdfOptions, SphereProxy};
 use rapier3d_deform::rapier3d::prelude::*;
@@ -61,8 +64,14 @@ fn box_mesh(n: u32) -> TriangleMesh {
 fn box_asset() -> PlasticAsset {
     let mesh = box_mesh(8);
     let rest = mesh.positions().to_vec();
-    let bottom = rest.iter().map(|p| *p + Vec3::Y * 0.2 * (1.0 - p.y / 0.6).powi(2)).collect();
-    let top = rest.iter().map(|p| *p - Vec3::Y * 0.2 * (p.y / 0.6).powi(2)).collect();
+    let bottom = rest
+        .iter()
+        .map(|p| *p + Vec3::Y * 0.2 * (1.0 - p.y / 0.6).powi(2))
+        .collect();
+    let top = rest
+        .iter()
+        .map(|p| *p - Vec3::Y * 0.2 * (p.y / 0.6).powi(2))
+        .collect();
     let examples = vec![rest, bottom, top];
     let options = ProxyOptions {
         sdf: SdfOptions {
@@ -111,13 +120,19 @@ fn drop_box(asset: &Arc<PlasticAsset>, rotation: Quat, height: f32, speed: f32) 
             &mut world.bodies,
             &mut world.colliders,
             body,
-            asset.clone(),
-            DeformableCollider::SphereProxy,
-            500.0,
-            |b| b,
+            DeformableDesc {
+                asset: asset.clone(),
+                collider: DeformableCollider::SphereProxy,
+                density: 500.0,
+            },
+            |b| b.restitution(0.5),
         )
         .unwrap();
-    Drop { world, pipeline, body }
+    Drop {
+        world,
+        pipeline,
+        body,
+    }
 }
 
 impl Drop {
@@ -138,7 +153,11 @@ impl Drop {
         let state = self.pipeline.state_mut(h).unwrap();
         state.catch_up_all();
         let n = state.example_count();
-        state.all_weights().chunks(n).map(|row| row[e]).fold(0.0, f32::max)
+        state
+            .all_weights()
+            .chunks(n)
+            .map(|row| row[e])
+            .fold(0.0, f32::max)
     }
 }
 
@@ -150,25 +169,53 @@ fn landing_on_the_bottom_dents_the_bottom() {
     assert!(!points.is_empty(), "no dent");
     // Every dent point is on the bottom face (world y ≈ 0).
     assert!(points.iter().all(|p| p.y < 0.15), "{points:?}");
-    assert!(drop.max_weight(1) > 0.05, "bottom example weight {}", drop.max_weight(1));
+    assert!(
+        drop.max_weight(1) > 0.05,
+        "bottom example weight {}",
+        drop.max_weight(1)
+    );
     assert_eq!(drop.max_weight(2), 0.0, "the top must not dent");
     // The blended cage moved up at the bottom, not at the top.
     let mut cage = Vec::new();
-    drop.pipeline.cage_positions(rapier3d_deform::pipeline::DeformableHandle(0), &mut cage).unwrap();
+    drop.pipeline
+        .cage_positions(rapier3d_deform::pipeline::DeformableHandle(0), &mut cage)
+        .unwrap();
     let rest = asset.cage().positions();
-    let lifted = cage.iter().zip(rest).filter(|(_, q)| q.y < 1e-3).map(|(p, q)| p.y - q.y).fold(0.0, f32::max);
-    let lowered = cage.iter().zip(rest).filter(|(_, q)| q.y > 0.6 - 1e-3).map(|(p, q)| q.y - p.y).fold(0.0, f32::max);
-    assert!(lifted > 0.01 && lowered == 0.0, "lifted {lifted}, lowered {lowered}");
+    let lifted = cage
+        .iter()
+        .zip(rest)
+        .filter(|(_, q)| q.y < 1e-3)
+        .map(|(p, q)| p.y - q.y)
+        .fold(0.0, f32::max);
+    let lowered = cage
+        .iter()
+        .zip(rest)
+        .filter(|(_, q)| q.y > 0.6 - 1e-3)
+        .map(|(p, q)| q.y - p.y)
+        .fold(0.0, f32::max);
+    assert!(
+        lifted > 0.01 && lowered == 0.0,
+        "lifted {lifted}, lowered {lowered}"
+    );
 }
 
 #[test]
 fn landing_upside_down_dents_the_local_top() {
     let asset = Arc::new(box_asset());
-    let mut drop = drop_box(&asset, Quat::from_rotation_x(std::f32::consts::PI), 0.05, 6.0);
+    let mut drop = drop_box(
+        &asset,
+        Quat::from_rotation_x(std::f32::consts::PI),
+        0.05,
+        6.0,
+    );
     let points = drop.run(60);
     assert!(!points.is_empty(), "no dent");
     assert!(points.iter().all(|p| p.y < 0.15), "{points:?}");
-    assert!(drop.max_weight(2) > 0.05, "top example weight {}", drop.max_weight(2));
+    assert!(
+        drop.max_weight(2) > 0.05,
+        "top example weight {}",
+        drop.max_weight(2)
+    );
     assert_eq!(drop.max_weight(1), 0.0, "the local bottom must not dent");
 }
 
@@ -183,11 +230,45 @@ fn resting_does_not_dent_and_impulses_carry_the_weight() {
     let h = rapier3d_deform::pipeline::DeformableHandle(0);
     let (rb, co) = drop.pipeline.handles(h).unwrap();
     let mut contacts = Vec::new();
-    read_solved_contacts(&drop.world.narrow_phase, co, &drop.world.colliders[co], &mut contacts);
+    read_solved_contacts(
+        &drop.world.narrow_phase,
+        co,
+        &drop.world.colliders[co],
+        &mut contacts,
+    );
     let total: Vec3 = contacts.iter().map(|c| c.impulse).sum();
     let body = &drop.world.bodies[rb];
     let expected = body.mass() * 9.81 * drop.world.integration_parameters.dt;
-    assert!((total.y - expected).abs() < 0.05 * expected, "{total} vs {expected}");
+    assert!(
+        (total.y - expected).abs() < 0.05 * expected,
+        "{total} vs {expected}"
+    );
     assert!(total.x.abs() < 0.05 * expected && total.z.abs() < 0.05 * expected);
     assert!(drop.world.bodies[drop.body].translation().y.abs() < 0.01);
+}
+
+#[test]
+fn restitution_drops_while_denting_and_recovers() {
+    let asset = Arc::new(box_asset());
+    let mut drop = drop_box(&asset, Quat::IDENTITY, 0.05, 6.0);
+    let h = rapier3d_deform::pipeline::DeformableHandle(0);
+    let e0 = drop.pipeline.restitution(h).unwrap();
+    let (_, co) = drop.pipeline.handles(h).unwrap();
+    let mut lowest = e0;
+    for _ in 0..40 {
+        drop.run(1);
+        let e = drop.pipeline.restitution(h).unwrap();
+        // The collider carries the coefficient the pipeline computed.
+        assert_eq!(drop.world.colliders[co].restitution(), e);
+        lowest = lowest.min(e);
+    }
+    assert!(
+        lowest < 0.9 * e0,
+        "restitution never dropped below {lowest} (e0 = {e0})"
+    );
+    drop.run(600);
+    assert!(
+        (drop.pipeline.restitution(h).unwrap() - e0).abs() < 1e-3,
+        "restitution did not recover"
+    );
 }

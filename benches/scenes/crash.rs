@@ -9,9 +9,11 @@
 //!
 //! A step's time is Rapier's `step()` plus the pipeline's update (impulses, plasticity, shape
 //! and mass updates) — everything a game pays per frame for the bodies. Penetration is measured
-//! outside the timed region every few steps: the deepest vertex of one car's surface (its cage
-//! blended with the current weights, the deformed triangle mesh, or the soft body's boundary)
-//! inside another car's surface, over the car length.
+//! outside the timed region every few steps, over the car length: `max_penetration_rel_*` is the
+//! deepest overlap of two cars' colliders (`r_a + r_b − |c_a − c_b|` over their spheres; for
+//! triangle meshes and soft bodies the deepest vertex of one surface inside another), and
+//! `max_mesh_overlap_rel_*` the deepest overlap of the visible surfaces of sphere-collider cars
+//! (their cages blended with the current weights), which adds the proxy's fit error.
 
 use super::runner::{PlotSpec, RunOptions, SceneReport, Section, median};
 use rapier3d_deform::math::{Quat, Vec3};
@@ -22,7 +24,8 @@ use rapier3d_deform::rapier3d::math::Pose;
 use rapier3d_deform::rapier3d::pipeline::PhysicsWorld;
 use rapier3d_deform::scenes::car::{CAR_LENGTH, CarOptions};
 use rapier3d_deform::scenes::crash::{
-    self, CAR_MASS, CarCollider, CrashOptions, CrashScene, DT, bound_car_mesh, build_crash, car_launches, deepest_overlap,
+    self, CAR_MASS, CarCollider, CrashOptions, CrashScene, DT, bound_car_mesh, build_crash,
+    car_launches, deepest_overlap,
 };
 use std::sync::Arc;
 use std::time::Instant;
@@ -125,7 +128,8 @@ struct Assets {
 fn build_assets() -> Assets {
     let asset = |res: &str| {
         let t = Instant::now();
-        let a = crash::car_asset(res, None, &mut |_| {}).unwrap_or_else(|e| panic!("car asset {res}: {e}"));
+        let a = crash::car_asset(res, None, &mut |_| {})
+            .unwrap_or_else(|e| panic!("car asset {res}: {e}"));
         eprintln!(
             "  car asset {res}: {} spheres on a {}-vertex cage ({:.1} s)",
             a.proxy().sphere_count(),
@@ -136,8 +140,22 @@ fn build_assets() -> Assets {
     };
     let (low, mid, high) = (asset("low"), asset("mid"), asset("high"));
     // 2 · rings · segments triangles, rings = stations + 8.
-    let small = bound_car_mesh(&high, CarOptions { stations: 17, segments: 30 }).unwrap_or_else(|e| panic!("{e}"));
-    let large = bound_car_mesh(&high, CarOptions { stations: 80, segments: 80 }).unwrap_or_else(|e| panic!("{e}"));
+    let small = bound_car_mesh(
+        &high,
+        CarOptions {
+            stations: 17,
+            segments: 30,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let large = bound_car_mesh(
+        &high,
+        CarOptions {
+            stations: 80,
+            segments: 80,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     Assets {
         trimesh_small_triangles: small.mesh().triangle_count(),
         trimesh_large_triangles: large.mesh().triangle_count(),
@@ -154,8 +172,8 @@ enum Run {
     Scene(Box<CrashScene>),
     Soft {
         world: Box<PhysicsWorld>,
-        bodies: Vec<SoftBodyHandle>,
-        triangles: Vec<[u32; 3]>,
+        /// Each car and its boundary triangles (the tet fill differs with the car's heading).
+        bodies: Vec<(SoftBodyHandle, Vec<[u32; 3]>)>,
     },
 }
 
@@ -174,8 +192,10 @@ fn soft_crash(cage: &TriangleMesh, options: &CrashOptions) -> Run {
         ..SoftBodyMaterial::default()
     };
     let mut bodies = Vec::new();
-    let mut triangles = Vec::new();
-    for launch in car_launches(options.seed, options.speed, options.run_up).into_iter().take(options.cars) {
+    for launch in car_launches(options.seed, options.speed, options.run_up)
+        .into_iter()
+        .take(options.cars)
+    {
         let rotation = Quat::from_rotation_y(launch.yaw);
         let pose = Pose::from_parts(launch.position, rotation);
         let positions: Vec<Vec3> = cage.positions().iter().map(|p| pose * *p).collect();
@@ -189,30 +209,47 @@ fn soft_crash(cage: &TriangleMesh, options: &CrashOptions) -> Run {
             for i in 0..body.num_particles() {
                 body.set_particle_velocity(i, velocity);
             }
-            triangles = body.boundary().to_vec();
+            bodies.push((handle, body.boundary().to_vec()));
         }
-        bodies.push(handle);
     }
     Run::Soft {
         world: Box::new(world),
         bodies,
-        triangles,
     }
 }
 
 impl Run {
     fn new(variant: Variant, assets: &Assets, options: &CrashOptions) -> Self {
         let (asset, collider) = match variant {
-            Variant::ProxyLow => (&assets.low, CarCollider::Deformable(DeformableCollider::SphereProxy)),
-            Variant::ProxyMid => (&assets.mid, CarCollider::Deformable(DeformableCollider::SphereProxy)),
-            Variant::ProxyHigh => (&assets.high, CarCollider::Deformable(DeformableCollider::SphereProxy)),
+            Variant::ProxyLow => (
+                &assets.low,
+                CarCollider::Deformable(DeformableCollider::SphereProxy),
+            ),
+            Variant::ProxyMid => (
+                &assets.mid,
+                CarCollider::Deformable(DeformableCollider::SphereProxy),
+            ),
+            Variant::ProxyHigh => (
+                &assets.high,
+                CarCollider::Deformable(DeformableCollider::SphereProxy),
+            ),
             Variant::StaticCompoundHigh => (&assets.high, CarCollider::StaticCompound),
-            Variant::NaiveCompoundHigh => (&assets.high, CarCollider::Deformable(DeformableCollider::RebuiltCompound)),
-            Variant::TriMesh1k5 => (&assets.high, CarCollider::Deformable(assets.trimesh_small.clone())),
-            Variant::TriMesh14k => (&assets.high, CarCollider::Deformable(assets.trimesh_large.clone())),
+            Variant::NaiveCompoundHigh => (
+                &assets.high,
+                CarCollider::Deformable(DeformableCollider::RebuiltCompound),
+            ),
+            Variant::TriMesh1k5 => (
+                &assets.high,
+                CarCollider::Deformable(assets.trimesh_small.clone()),
+            ),
+            Variant::TriMesh14k => (
+                &assets.high,
+                CarCollider::Deformable(assets.trimesh_large.clone()),
+            ),
             Variant::SoftBody => return soft_crash(assets.high.cage(), options),
         };
-        let scene = build_crash(asset, None, &collider, options).unwrap_or_else(|e| panic!("{}: {e}", variant.name()));
+        let scene = build_crash(asset, None, &collider, options)
+            .unwrap_or_else(|e| panic!("{}: {e}", variant.name()));
         Run::Scene(Box::new(scene))
     }
 
@@ -221,14 +258,16 @@ impl Run {
         let t = Instant::now();
         match self {
             Run::Scene(scene) => {
-                scene.step().unwrap_or_else(|e| panic!("pipeline update failed: {e}"));
+                scene
+                    .step()
+                    .unwrap_or_else(|e| panic!("pipeline update failed: {e}"));
             }
             Run::Soft { world, .. } => world.step(),
         }
         t.elapsed().as_secs_f64() * 1e3
     }
 
-    /// The world surfaces of the cars (for penetration); static cars use `rest_cage`.
+    /// The world surfaces of the cars (for the visual overlap); static cars use `rest_cage`.
     fn surfaces(&mut self, rest_cage: &TriangleMesh) -> Vec<(Vec<Vec3>, TriangleMesh)> {
         match self {
             Run::Scene(scene) => {
@@ -238,7 +277,11 @@ impl Run {
                         let pose = *scene.world.bodies.get(b.rigid_body)?.position();
                         let co = scene.world.colliders.get(b.collider)?;
                         let (positions, mesh) = if let Some(trimesh) = co.shape().as_trimesh() {
-                            let mesh = TriangleMesh::new(trimesh.vertices().to_vec(), trimesh.indices().to_vec()).ok()?;
+                            let mesh = TriangleMesh::new(
+                                trimesh.vertices().to_vec(),
+                                trimesh.indices().to_vec(),
+                            )
+                            .ok()?;
                             (trimesh.vertices().to_vec(), mesh)
                         } else {
                             match b.deformable {
@@ -254,13 +297,9 @@ impl Run {
                     })
                     .collect()
             }
-            Run::Soft {
-                world,
-                bodies,
-                triangles,
-            } => bodies
+            Run::Soft { world, bodies } => bodies
                 .iter()
-                .filter_map(|h| {
+                .filter_map(|(h, triangles)| {
                     let body = world.soft_bodies.get(*h)?;
                     let positions: Vec<Vec3> = body.particle_positions().collect();
                     let mesh = TriangleMesh::new(positions.clone(), triangles.clone()).ok()?;
@@ -268,6 +307,51 @@ impl Run {
                 })
                 .collect(),
         }
+    }
+
+    /// The collision spheres of the cars (world frame), `None` for mesh and soft-body cars.
+    fn spheres(&self, rest: &PlasticAsset) -> Option<Vec<Vec<(Vec3, f32)>>> {
+        let Run::Scene(scene) = self else { return None };
+        scene
+            .cars
+            .iter()
+            .map(|b| {
+                let pose = *scene.world.bodies.get(b.rigid_body)?.position();
+                let co = scene.world.colliders.get(b.collider)?;
+                if co.shape().as_trimesh().is_some() {
+                    return None;
+                }
+                let (centres, radii): (Vec<Vec3>, Vec<f32>) = match b.deformable {
+                    Some(h) => {
+                        let (c, r) = scene.pipeline.collider_spheres(h).ok()?;
+                        (c.to_vec(), r.to_vec())
+                    }
+                    None => (
+                        rest.proxy().example_centres(0).to_vec(),
+                        rest.proxy().example_radii(0).to_vec(),
+                    ),
+                };
+                Some(
+                    centres
+                        .iter()
+                        .zip(radii)
+                        .map(|(c, r)| (pose * *c, r))
+                        .collect(),
+                )
+            })
+            .collect()
+    }
+
+    /// The deepest overlap of the cars' colliders (length unit): sphere against sphere for
+    /// sphere colliders, surface against surface otherwise.
+    fn collider_overlap(&mut self, rest: &PlasticAsset) -> f32 {
+        if let Some(cars) = self.spheres(rest) {
+            return deepest_sphere_overlap(&cars);
+        }
+        let surfaces = self.surfaces(rest.cage());
+        let refs: Vec<(Vec<Vec3>, &TriangleMesh)> =
+            surfaces.iter().map(|(p, m)| (p.clone(), m)).collect();
+        deepest_overlap(&refs).unwrap_or(f32::NAN)
     }
 
     fn energy(&self) -> f64 {
@@ -278,6 +362,38 @@ impl Run {
     }
 }
 
+/// The deepest overlap `r_a + r_b − |c_a − c_b|` between spheres of different cars (brute force
+/// over the pairs of cars whose boxes overlap).
+fn deepest_sphere_overlap(cars: &[Vec<(Vec3, f32)>]) -> f32 {
+    let boxes: Vec<(Vec3, Vec3)> = cars
+        .iter()
+        .map(|s| {
+            s.iter().fold((Vec3::MAX, Vec3::MIN), |(a, b), (c, r)| {
+                (a.min(*c - Vec3::splat(*r)), b.max(*c + Vec3::splat(*r)))
+            })
+        })
+        .collect();
+    let mut deepest = 0.0f32;
+    for a in 0..cars.len() {
+        for b in a + 1..cars.len() {
+            if boxes[a]
+                .0
+                .max(boxes[b].0)
+                .cmpgt(boxes[a].1.min(boxes[b].1))
+                .any()
+            {
+                continue;
+            }
+            for (ca, ra) in &cars[a] {
+                for (cb, rb) in &cars[b] {
+                    deepest = deepest.max(ra + rb - (*ca - *cb).length());
+                }
+            }
+        }
+    }
+    deepest
+}
+
 /// What one variant measured over its rounds.
 #[derive(Default)]
 struct Tally {
@@ -285,8 +401,10 @@ struct Tally {
     per_round: Vec<f64>,
     /// Per-step ms of round 0.
     frames: Vec<f64>,
-    /// Deepest overlap over the car length.
+    /// Deepest collider overlap over the car length.
     penetration_rel: f64,
+    /// Deepest overlap of the visible surfaces (cages) over the car length.
+    mesh_overlap_rel: f64,
     energy_start: f64,
     energy_end: f64,
     dent_depth: f64,
@@ -311,8 +429,13 @@ pub fn run(options: &RunOptions) -> SceneReport {
     };
     let mut tallies: Vec<Tally> = VARIANTS.iter().map(|_| Tally::default()).collect();
     for round in 0..sizes.rounds.max(sizes.rounds_trimesh_small).max(1) {
-        let active: Vec<usize> = (0..VARIANTS.len()).filter(|&i| VARIANTS[i].in_round(round, &sizes)).collect();
-        let mut runs: Vec<(usize, Run)> = active.iter().map(|&i| (i, Run::new(VARIANTS[i], &assets, &crash_options))).collect();
+        let active: Vec<usize> = (0..VARIANTS.len())
+            .filter(|&i| VARIANTS[i].in_round(round, &sizes))
+            .collect();
+        let mut runs: Vec<(usize, Run)> = active
+            .iter()
+            .map(|&i| (i, Run::new(VARIANTS[i], &assets, &crash_options)))
+            .collect();
         let mut totals = vec![0.0f64; runs.len()];
         for (i, run) in &runs {
             tallies[*i].energy_start = run.energy();
@@ -328,11 +451,15 @@ pub fn run(options: &RunOptions) -> SceneReport {
             }
             if round == 0 && (step + 1) % sizes.penetration_every == 0 {
                 for (i, run) in runs.iter_mut() {
+                    let collider = run.collider_overlap(&assets.high) as f64 / CAR_LENGTH as f64;
                     let surfaces = run.surfaces(assets.high.cage());
-                    let refs: Vec<(Vec<Vec3>, &TriangleMesh)> = surfaces.iter().map(|(p, m)| (p.clone(), m)).collect();
-                    let depth = deepest_overlap(&refs).unwrap_or(f32::NAN) as f64 / CAR_LENGTH as f64;
+                    let refs: Vec<(Vec<Vec3>, &TriangleMesh)> =
+                        surfaces.iter().map(|(p, m)| (p.clone(), m)).collect();
+                    let mesh =
+                        deepest_overlap(&refs).unwrap_or(f32::NAN) as f64 / CAR_LENGTH as f64;
                     let t = &mut tallies[*i];
-                    t.penetration_rel = t.penetration_rel.max(depth);
+                    t.penetration_rel = t.penetration_rel.max(collider);
+                    t.mesh_overlap_rel = t.mesh_overlap_rel.max(mesh);
                 }
             }
         }
@@ -366,17 +493,60 @@ pub fn run(options: &RunOptions) -> SceneReport {
     let tally = |v: Variant| &tallies[VARIANTS.iter().position(|x| *x == v).unwrap_or(0)];
     let high = assets.high.proxy().sphere_count();
     let notes = [
-        (Variant::ProxyLow, "ms_per_step_proxy_low", format!("{} spheres per car", assets.low.proxy().sphere_count())),
-        (Variant::ProxyMid, "ms_per_step_proxy_mid", format!("{} spheres per car", assets.mid.proxy().sphere_count())),
-        (Variant::ProxyHigh, "ms_per_step_proxy_high", format!("{high} spheres per car")),
-        (Variant::StaticCompoundHigh, "ms_per_step_static_compound_high", format!("{high} balls, parry Compound never updated, no plasticity")),
-        (Variant::NaiveCompoundHigh, "ms_per_step_naive_compound_high", format!("{high} balls, Compound rebuilt with set_shape every step")),
-        (Variant::TriMesh1k5, "ms_per_step_trimesh_1k5", format!("{}-triangle DEFORMABLE TriMesh, set_vertices every step", assets.trimesh_small_triangles)),
-        (Variant::TriMesh14k, "ms_per_step_trimesh_14k", format!("{}-triangle DEFORMABLE TriMesh, set_vertices every step", assets.trimesh_large_triangles)),
-        (Variant::SoftBody, "ms_per_step_softbody", "Rapier soft bodies (tet-filled cage, 0.5 m cells, volume cells, plastic edges)".to_string()),
+        (
+            Variant::ProxyLow,
+            "ms_per_step_proxy_low",
+            format!("{} spheres per car", assets.low.proxy().sphere_count()),
+        ),
+        (
+            Variant::ProxyMid,
+            "ms_per_step_proxy_mid",
+            format!("{} spheres per car", assets.mid.proxy().sphere_count()),
+        ),
+        (
+            Variant::ProxyHigh,
+            "ms_per_step_proxy_high",
+            format!("{high} spheres per car"),
+        ),
+        (
+            Variant::StaticCompoundHigh,
+            "ms_per_step_static_compound_high",
+            format!("{high} balls, parry Compound never updated, no plasticity"),
+        ),
+        (
+            Variant::NaiveCompoundHigh,
+            "ms_per_step_naive_compound_high",
+            format!("{high} balls, Compound rebuilt with set_shape every step"),
+        ),
+        (
+            Variant::TriMesh1k5,
+            "ms_per_step_trimesh_1k5",
+            format!(
+                "{}-triangle DEFORMABLE TriMesh, set_vertices every step",
+                assets.trimesh_small_triangles
+            ),
+        ),
+        (
+            Variant::TriMesh14k,
+            "ms_per_step_trimesh_14k",
+            format!(
+                "{}-triangle DEFORMABLE TriMesh, set_vertices every step",
+                assets.trimesh_large_triangles
+            ),
+        ),
+        (
+            Variant::SoftBody,
+            "ms_per_step_softbody",
+            "Rapier soft bodies (tet-filled cage, 0.5 m cells, volume cells, plastic edges)"
+                .to_string(),
+        ),
     ];
     for (v, name, note) in &notes {
-        report.metric(name, ms(*v), format!("{note}; median of {} round(s)", tally(*v).per_round.len()));
+        report.metric(
+            name,
+            ms(*v),
+            format!("{note}; median of {} round(s)", tally(*v).per_round.len()),
+        );
     }
     let ratio = |a: f64, b: f64| a / b;
     report.metric(
@@ -408,8 +578,14 @@ pub fn run(options: &RunOptions) -> SceneReport {
         (Variant::ProxyLow, "max_penetration_rel_proxy_low"),
         (Variant::ProxyMid, "max_penetration_rel_proxy_mid"),
         (Variant::ProxyHigh, "max_penetration_rel_proxy_high"),
-        (Variant::StaticCompoundHigh, "max_penetration_rel_static_compound_high"),
-        (Variant::NaiveCompoundHigh, "max_penetration_rel_naive_compound_high"),
+        (
+            Variant::StaticCompoundHigh,
+            "max_penetration_rel_static_compound_high",
+        ),
+        (
+            Variant::NaiveCompoundHigh,
+            "max_penetration_rel_naive_compound_high",
+        ),
         (Variant::TriMesh1k5, "max_penetration_rel_trimesh_1k5"),
         (Variant::TriMesh14k, "max_penetration_rel_trimesh_14k"),
         (Variant::SoftBody, "max_penetration_rel_softbody"),
@@ -418,7 +594,27 @@ pub fn run(options: &RunOptions) -> SceneReport {
         report.metric(
             name,
             tally(v).penetration_rel,
-            "deepest vertex of a car surface inside another car, over the car length (round 0)",
+            "deepest car–car overlap of the colliders (spheres, meshes, soft surfaces) over the car length (round 0)",
+        );
+    }
+    let mesh_names = [
+        (Variant::ProxyLow, "max_mesh_overlap_rel_proxy_low"),
+        (Variant::ProxyMid, "max_mesh_overlap_rel_proxy_mid"),
+        (Variant::ProxyHigh, "max_mesh_overlap_rel_proxy_high"),
+        (
+            Variant::StaticCompoundHigh,
+            "max_mesh_overlap_rel_static_compound_high",
+        ),
+        (
+            Variant::NaiveCompoundHigh,
+            "max_mesh_overlap_rel_naive_compound_high",
+        ),
+    ];
+    for (v, name) in mesh_names {
+        report.metric(
+            name,
+            tally(v).mesh_overlap_rel,
+            "deepest overlap of the visible surfaces (blended cages) over the car length: collider overlap plus the proxy's fit error",
         );
     }
     report.metric(
@@ -432,11 +628,21 @@ pub fn run(options: &RunOptions) -> SceneReport {
         1.0 - t.energy_end / t.energy_start,
         "proxy_high: 1 − mechanical energy after / before (crash, friction, plastic restitution)",
     );
-    report.metric("steps", sizes.steps as f64, format!("steps per run, dt = 1/{:.0} s", 1.0 / DT));
+    report.metric(
+        "steps",
+        sizes.steps as f64,
+        format!("steps per run, dt = 1/{:.0} s", 1.0 / DT),
+    );
 
     let mut section = Section {
         title: "per-variant round means (ms/step)".to_string(),
-        header: vec!["variant".to_string(), "rounds".to_string(), "median".to_string(), "min".to_string(), "max".to_string()],
+        header: vec![
+            "variant".to_string(),
+            "rounds".to_string(),
+            "median".to_string(),
+            "min".to_string(),
+            "max".to_string(),
+        ],
         rows: Vec::new(),
     };
     for (i, v) in VARIANTS.iter().enumerate() {
@@ -458,7 +664,11 @@ pub fn run(options: &RunOptions) -> SceneReport {
         .collect();
     for s in 0..sizes.steps {
         let mut row = vec![s as f64];
-        row.extend(tallies.iter().map(|t| t.frames.get(s).copied().unwrap_or(f64::NAN)));
+        row.extend(
+            tallies
+                .iter()
+                .map(|t| t.frames.get(s).copied().unwrap_or(f64::NAN)),
+        );
         report.frames.rows.push(row);
     }
     report.plot = Some(PlotSpec {

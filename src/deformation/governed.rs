@@ -55,7 +55,12 @@ pub fn deform_vertices(
 /// # Performance
 /// O(influences of `v`).
 #[inline]
-pub fn deform_vertex(rest: &[Vec3], weights: &ConvexWeights, governors: &[Affine], v: usize) -> Vec3 {
+pub fn deform_vertex(
+    rest: &[Vec3],
+    weights: &ConvexWeights,
+    governors: &[Affine],
+    v: usize,
+) -> Vec3 {
     let p0 = rest[v];
     let mut p = Vec3::ZERO;
     for (g, w) in weights.iter_row(v) {

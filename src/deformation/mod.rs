@@ -15,7 +15,9 @@ mod weights;
 
 pub use affine::Affine;
 pub use example_blend::ExampleBlend;
-pub use governed::{GovernedDeformation, deform_vertex, deform_vertices, validate_governors, validate_positions};
+pub use governed::{
+    GovernedDeformation, deform_vertex, deform_vertices, validate_governors, validate_positions,
+};
 pub use loop_subdivision::{LoopSubdivision, MAX_LOOP_LEVELS};
 pub use morph_targets::{MorphExamples, MorphKind, MorphPatchBounds, MorphTargets};
 pub use point_based::{PointBasedAnimation, point_kernel};

@@ -161,7 +161,7 @@ fn barycentric_coordinates(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> [f32; 3] {
     let (d00, d01, d11) = (v0.dot(v0), v0.dot(v1), v1.dot(v1));
     let (d20, d21) = (v2.dot(v0), v2.dot(v1));
     let denom = d00 * d11 - d01 * d01;
-    if !(denom.abs() > 1e-20) {
+    if denom.abs() <= 1e-20 || !denom.is_finite() {
         let d = [(p - a).length(), (p - b).length(), (p - c).length()];
         let k = (0..3).min_by(|&i, &j| d[i].total_cmp(&d[j])).unwrap_or(0);
         let mut out = [0.0; 3];
@@ -188,6 +188,14 @@ pub struct PlasticAsset {
     model: PlasticModel,
     proxy: SphereProxy,
     render: Option<BoundMesh>,
+    /// Per sphere, per example `(centre, radius)`, sphere-major (the run-time blend's order).
+    sphere_table: Vec<(Vec3, f32)>,
+    /// CSR: the spheres driven by each cage vertex.
+    sphere_offsets: Vec<u32>,
+    sphere_ids: Vec<u32>,
+    /// Per cage vertex: how far (centre plus radius) a unit `L1` change of its weights can move
+    /// one of its spheres at most.
+    vertex_reach: Vec<f32>,
 }
 
 impl PlasticAsset {
@@ -224,12 +232,79 @@ impl PlasticAsset {
             });
         }
         let model = PlasticModel::from_examples(&cage, cage_examples, params)?;
+        let (n, e, count) = (
+            cage.vertex_count(),
+            proxy.example_count(),
+            proxy.sphere_count(),
+        );
+        let mut sphere_table = Vec::with_capacity(count * e);
+        let mut sphere_reach = Vec::with_capacity(count);
+        for sphere in 0..count {
+            let (c0, r0) = (
+                proxy.example_centres(0)[sphere],
+                proxy.example_radii(0)[sphere],
+            );
+            let mut reach = 0.0f32;
+            for k in 0..e {
+                let (c, r) = (
+                    proxy.example_centres(k)[sphere],
+                    proxy.example_radii(k)[sphere],
+                );
+                sphere_table.push((c, r));
+                reach = reach.max((c - c0).length() + (r - r0).abs());
+            }
+            sphere_reach.push(reach);
+        }
+        let mut sphere_offsets = vec![0u32; n + 1];
+        for &v in proxy.sphere_vertices() {
+            sphere_offsets[v as usize + 1] += 1;
+        }
+        for v in 0..n {
+            sphere_offsets[v + 1] += sphere_offsets[v];
+        }
+        let mut fill = sphere_offsets.clone();
+        let mut sphere_ids = vec![0u32; count];
+        let mut vertex_reach = vec![0.0f32; n];
+        for (sphere, &v) in proxy.sphere_vertices().iter().enumerate() {
+            sphere_ids[fill[v as usize] as usize] = sphere as u32;
+            fill[v as usize] += 1;
+            vertex_reach[v as usize] = vertex_reach[v as usize].max(sphere_reach[sphere]);
+        }
         Ok(Self {
             cage,
             model,
             proxy,
             render: None,
+            sphere_table,
+            sphere_offsets,
+            sphere_ids,
+            vertex_reach,
         })
+    }
+
+    /// The spheres driven by cage vertex `v` (empty out of range).
+    pub fn spheres_of(&self, v: u32) -> &[u32] {
+        let v = v as usize;
+        match (self.sphere_offsets.get(v), self.sphere_offsets.get(v + 1)) {
+            (Some(&a), Some(&b)) => &self.sphere_ids[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+
+    /// Sphere `s` in every example, `(centre, radius)` (empty out of range).
+    pub fn sphere_examples(&self, s: u32) -> &[(Vec3, f32)] {
+        let e = self.proxy.example_count();
+        self.sphere_table
+            .get(s as usize * e..(s as usize + 1) * e)
+            .unwrap_or(&[])
+    }
+
+    /// How far (centre move plus radius change) a change of cage vertex `v`'s weights of `L1`
+    /// size 1 can move one of its spheres at most: `max_s max_e |c_es − c_0s| + |r_es − r_0s|`
+    /// (a zero-sum change `δ` moves `Σ_e δ_e c_es = Σ_e δ_e (c_es − c_0s)`). `0` for a vertex
+    /// that drives no sphere.
+    pub fn vertex_reach(&self, v: u32) -> f32 {
+        self.vertex_reach.get(v as usize).copied().unwrap_or(0.0)
     }
 
     /// Adds a render mesh (rest pose plus its example poses), bound to the cage.
@@ -297,9 +372,15 @@ mod tests {
 
     #[test]
     fn barycentric_coordinates_reproduce_the_point() {
-        let (a, b, c) = (Vec3::ZERO, Vec3::new(2.0, 0.0, 0.0), Vec3::new(0.0, 1.0, 1.0));
+        let (a, b, c) = (
+            Vec3::ZERO,
+            Vec3::new(2.0, 0.0, 0.0),
+            Vec3::new(0.0, 1.0, 1.0),
+        );
         let l = barycentric_coordinates(0.2 * a + 0.5 * b + 0.3 * c, a, b, c);
-        assert!((l[0] - 0.2).abs() < 1e-5 && (l[1] - 0.5).abs() < 1e-5 && (l[2] - 0.3).abs() < 1e-5);
+        assert!(
+            (l[0] - 0.2).abs() < 1e-5 && (l[1] - 0.5).abs() < 1e-5 && (l[2] - 0.3).abs() < 1e-5
+        );
         let degenerate = barycentric_coordinates(b, a, b, b * 2.0);
         assert_eq!(degenerate.iter().sum::<f32>(), 1.0);
     }

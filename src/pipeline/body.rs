@@ -24,7 +24,7 @@ use crate::shape::SphereProxyShape;
 pub enum DeformableCollider {
     /// A [`SphereProxyShape`] whose spheres are blended from the body's example weights; it is
     /// written (one `shape_mut`) only when some sphere drifted more than the pipeline's shape
-    /// tolerance from what the collider holds, and once more when the body settles.
+    /// tolerance from what the collider holds.
     SphereProxy,
     /// Baseline: a parry `Compound` of the blended balls, rebuilt with `set_shape` every step.
     RebuiltCompound,
@@ -56,17 +56,14 @@ pub(crate) struct Body {
     pub mass: SphereMassModel,
     pub restitution0: f32,
     pub restitution: f32,
-    /// CSR: the spheres driven by each cage vertex.
-    sphere_offsets: Vec<u32>,
-    sphere_ids: Vec<u32>,
+    /// Eager vertices deferred since the last push (their weights may lag; see `reblend`).
+    deferred: Vec<u32>,
     /// Blended spheres (current weights).
     pub centres: Vec<Vec3>,
     pub radii: Vec<f32>,
     /// What the collider (and the mass properties) were last given.
     pub pushed_centres: Vec<Vec3>,
     pub pushed_radii: Vec<f32>,
-    /// Some sphere differs from what was pushed.
-    pub unpushed: bool,
     /// The mass properties the collider holds, and those of the pushed spheres it moves to.
     pub mass_written: MassProperties,
     pub mass_target: MassProperties,
@@ -90,21 +87,7 @@ impl Body {
         restitution0: f32,
     ) -> Result<Self> {
         let proxy = asset.proxy();
-        let n = asset.cage().vertex_count();
         let mut state = asset.model().new_state()?;
-        let mut counts = vec![0u32; n + 1];
-        for &v in proxy.sphere_vertices() {
-            counts[v as usize + 1] += 1;
-        }
-        for v in 0..n {
-            counts[v + 1] += counts[v];
-        }
-        let mut fill = counts.clone();
-        let mut sphere_ids = vec![0u32; proxy.sphere_count()];
-        for (s, &v) in proxy.sphere_vertices().iter().enumerate() {
-            sphere_ids[fill[v as usize] as usize] = s as u32;
-            fill[v as usize] += 1;
-        }
         state.set_eager(proxy.sphere_vertices().iter().copied())?;
         let kind = match kind {
             DeformableCollider::SphereProxy => ColliderState::Proxy,
@@ -138,13 +121,11 @@ impl Body {
             mass,
             restitution0,
             restitution: restitution0,
-            sphere_offsets: counts,
-            sphere_ids,
+            deferred: Vec::new(),
             centres: rest.clone(),
             radii: radii.clone(),
             pushed_centres: rest,
             pushed_radii: radii,
-            unpushed: false,
             mass_written: rest_mass,
             mass_target: rest_mass,
             mass_pending: false,
@@ -165,7 +146,12 @@ impl Body {
             },
             ColliderState::Proxy | ColliderState::Compound => {
                 let mut best = (f32::INFINITY, 0usize);
-                for (s, (c, r)) in self.pushed_centres.iter().zip(&self.pushed_radii).enumerate() {
+                for (s, (c, r)) in self
+                    .pushed_centres
+                    .iter()
+                    .zip(&self.pushed_radii)
+                    .enumerate()
+                {
                     let d = (point - *c).length() - r;
                     if d < best.0 {
                         best = (d, s);
@@ -179,61 +165,95 @@ impl Body {
 
     /// Re-blends the spheres driven by `changed` cage vertices; returns the largest distance
     /// (`|Δc| + |Δr|`) of one of them from what the collider holds.
-    pub fn reblend(&mut self, changed: &[u32]) -> f32 {
-        let proxy = self.asset.proxy();
-        let e = proxy.example_count();
+    ///
+    /// With `tolerance > 0`, a changed vertex whose spheres cannot end up farther than the
+    /// tolerance from what the collider holds, whatever its pending change still does (current
+    /// drift plus [`PlasticState::pending_bound`] times [`PlasticAsset::vertex_reach`]), is
+    /// deferred: it stops being updated every step and is caught up at the next push.
+    pub fn reblend(&mut self, changed: &[u32], tolerance: f32) -> f32 {
         let mut drift = 0.0f32;
         for &v in changed {
-            let Some(beta) = self.state.weights_as_stored(v) else {
-                continue;
-            };
-            let (a, b) = (
-                self.sphere_offsets[v as usize] as usize,
-                self.sphere_offsets[v as usize + 1] as usize,
-            );
-            for &s in &self.sphere_ids[a..b] {
-                let s = s as usize;
-                let (mut c, mut r) = (Vec3::ZERO, 0.0);
-                for (k, w) in beta.iter().enumerate().take(e) {
-                    if *w != 0.0 {
-                        c += *w * proxy.example_centres(k)[s];
-                        r += *w * proxy.example_radii(k)[s];
-                    }
-                }
-                self.centres[s] = c;
-                self.radii[s] = r.max(0.0);
-                let d = (c - self.pushed_centres[s]).length() + (self.radii[s] - self.pushed_radii[s]).abs();
-                drift = drift.max(d);
-                if d > 0.0 {
-                    self.unpushed = true;
-                }
+            let d = self.reblend_vertex(v);
+            drift = drift.max(d);
+            if tolerance > 0.0
+                && d + self.state.pending_bound(v) * self.asset.vertex_reach(v) < tolerance
+            {
+                self.state.defer(v);
+                self.deferred.push(v);
             }
         }
         drift
     }
 
+    /// Re-blends the spheres of one cage vertex from its weights as stored; returns their
+    /// largest distance from what the collider holds.
+    fn reblend_vertex(&mut self, v: u32) -> f32 {
+        let Some(beta) = self.state.weights_as_stored(v) else {
+            return 0.0;
+        };
+        let mut drift = 0.0f32;
+        for &s in self.asset.spheres_of(v) {
+            let (mut c, mut r) = (Vec3::ZERO, 0.0);
+            for (w, (ce, re)) in beta.iter().zip(self.asset.sphere_examples(s)) {
+                if *w != 0.0 {
+                    c += *w * *ce;
+                    r += *w * re;
+                }
+            }
+            let s = s as usize;
+            self.centres[s] = c;
+            self.radii[s] = r.max(0.0);
+            let d = (c - self.pushed_centres[s]).length()
+                + (self.radii[s] - self.pushed_radii[s]).abs();
+            drift = drift.max(d);
+        }
+        drift
+    }
+
+    /// Before a push: brings the deferred vertices up to date and re-blends their spheres.
+    fn catch_up_deferred(&mut self) {
+        let deferred = std::mem::take(&mut self.deferred);
+        for &v in &deferred {
+            let _ = self.state.weights(v);
+            self.reblend_vertex(v);
+        }
+        self.deferred = deferred;
+        self.deferred.clear();
+    }
+
     /// Writes the collider (per the collider kind's policy); when `push` is set the pushed
     /// spheres become the target of the mass properties.
-    pub fn write(&mut self, colliders: &mut ColliderSet, push: bool, update_mass: bool) -> Result<BodyUpdate> {
+    pub fn write(
+        &mut self,
+        colliders: &mut ColliderSet,
+        push: bool,
+        update_mass: bool,
+    ) -> Result<BodyUpdate> {
         let mut update = BodyUpdate::default();
+        if push {
+            self.catch_up_deferred();
+        }
         match &mut self.kind {
             ColliderState::Proxy => {
                 if push {
-                    let co = colliders.get_mut(self.collider).ok_or(missing("collider", self.collider.into_raw_parts().0))?;
-                    let shape = co
-                        .shape_mut()
-                        .as_shape_mut::<SphereProxyShape>()
-                        .ok_or(DeformError::InvalidParameter {
+                    let co = colliders
+                        .get_mut(self.collider)
+                        .ok_or(missing("collider", self.collider.into_raw_parts().0))?;
+                    let shape = co.shape_mut().as_shape_mut::<SphereProxyShape>().ok_or(
+                        DeformError::InvalidParameter {
                             name: "collider shape",
                             value: f32::NAN,
                             reason: "a sphere-proxy body's collider must hold a SphereProxyShape",
-                        })?;
+                        },
+                    )?;
                     shape.set_spheres(&self.centres, &self.radii)?;
                     update.shape_written = true;
                 }
             }
             ColliderState::Compound => {
-                let co = colliders.get_mut(self.collider).ok_or(missing("collider", self.collider.into_raw_parts().0))?;
+                let co = colliders
+                    .get_mut(self.collider)
+                    .ok_or(missing("collider", self.collider.into_raw_parts().0))?;
                 co.set_shape(SharedShape::compound(
                     self.centres
                         .iter()
@@ -247,12 +267,17 @@ impl Body {
                 mesh, positions, ..
             } => {
                 mesh.positions_into(&mut self.state, positions)?;
-                let co = colliders.get_mut(self.collider).ok_or(missing("collider", self.collider.into_raw_parts().0))?;
-                let trimesh = co.shape_mut().as_trimesh_mut().ok_or(DeformError::InvalidParameter {
-                    name: "collider shape",
-                    value: f32::NAN,
-                    reason: "a triangle-mesh body's collider must hold a TriMesh",
-                })?;
+                let co = colliders
+                    .get_mut(self.collider)
+                    .ok_or(missing("collider", self.collider.into_raw_parts().0))?;
+                let trimesh =
+                    co.shape_mut()
+                        .as_trimesh_mut()
+                        .ok_or(DeformError::InvalidParameter {
+                            name: "collider shape",
+                            value: f32::NAN,
+                            reason: "a triangle-mesh body's collider must hold a TriMesh",
+                        })?;
                 trimesh.set_vertices(positions);
                 update.shape_written = true;
             }
@@ -260,7 +285,6 @@ impl Body {
         if push {
             self.pushed_centres.copy_from_slice(&self.centres);
             self.pushed_radii.copy_from_slice(&self.radii);
-            self.unpushed = false;
             if update_mass {
                 self.mass_target = self.mass.deformed(&self.pushed_centres)?;
                 self.mass_pending = true;
@@ -272,22 +296,32 @@ impl Body {
     /// Moves the collider's explicit mass properties towards the target, the local centre of
     /// mass by at most `max_com_step` (the inertia in proportion), recomputes the body's, and
     /// keeps momentum without adding energy; returns how far the world centre of mass moved.
-    pub fn write_mass(&mut self, bodies: &mut RigidBodySet, colliders: &mut ColliderSet, max_com_step: f32) -> Result<f32> {
+    pub fn write_mass(
+        &mut self,
+        bodies: &mut RigidBodySet,
+        colliders: &mut ColliderSet,
+        max_com_step: f32,
+    ) -> Result<f32> {
         let (from, to) = (self.mass_written, self.mass_target);
         let shift = to.local_com - from.local_com;
         let distance = shift.length();
         let mp = if distance > max_com_step {
             let t = max_com_step / distance;
-            let inertia = from.reconstruct_inertia_matrix() * (1.0 - t) + to.reconstruct_inertia_matrix() * t;
+            let inertia =
+                from.reconstruct_inertia_matrix() * (1.0 - t) + to.reconstruct_inertia_matrix() * t;
             MassProperties::with_inertia_matrix(from.local_com + shift * t, to.mass(), inertia)
         } else {
             self.mass_pending = false;
             to
         };
         self.mass_written = mp;
-        let co = colliders.get_mut(self.collider).ok_or(missing("collider", self.collider.into_raw_parts().0))?;
+        let co = colliders
+            .get_mut(self.collider)
+            .ok_or(missing("collider", self.collider.into_raw_parts().0))?;
         co.set_mass_properties(mp);
-        let rb: &mut RigidBody = bodies.get_mut(self.rigid_body).ok_or(missing("rigid body", self.rigid_body.into_raw_parts().0))?;
+        let rb: &mut RigidBody = bodies
+            .get_mut(self.rigid_body)
+            .ok_or(missing("rigid body", self.rigid_body.into_raw_parts().0))?;
         let rotation = *rb.rotation();
         let before = rb.mass_properties().local_mprops;
         let old_com = rb.center_of_mass();

@@ -23,11 +23,14 @@
 //! 3. **Spheres.** Only spheres whose driving vertex changed are re-blended (O(E) each).
 //! 4. **Shape.** A sphere proxy is written (`shape_mut`, one O(S) copy and BVH refit) only when
 //!    some sphere drifted more than [`PipelineParams::shape_tolerance`] from what the collider
-//!    holds, and once more when the body's deformation has settled, so a resting or coasting
-//!    body costs nothing and a denting one costs one update every few steps. The write sets
-//!    Rapier's `SHAPE` flag for that step (broad-phase refresh, contact workspaces reset with warm
-//!    starts carried by the clusters, touching bodies woken); between writes the collider is
-//!    untouched, so contact recycling and sleeping work as for a rigid body.
+//!    holds. A vertex whose spheres can no longer get that far, whatever the rest of its pending
+//!    change does (its drift plus a bound of its remaining motion), stops being updated every
+//!    step; it is caught up (bit-identically) at the next write or when read. So the collider
+//!    is always within the tolerance of the blend of the current weights, a resting or coasting
+//!    body costs nothing, and a denting one costs one write every few steps. A write sets
+//!    Rapier's `SHAPE` flag for that step (broad-phase refresh, contact workspaces reset with
+//!    warm starts carried by the clusters, touching bodies woken); between writes the collider
+//!    is untouched, so contact recycling and sleeping work as for a rigid body.
 //! 5. **Mass.** With each write the collider's explicit mass properties start to follow the
 //!    blended spheres ([`crate::plasticity::SphereMassModel`]); the local centre of mass moves
 //!    by at most [`PipelineParams::max_com_step`] per step (a violent dent is spread over a few
@@ -50,14 +53,16 @@ mod contacts;
 use std::sync::Arc;
 
 use rapier3d::dynamics::{RigidBodyHandle, RigidBodySet};
-use rapier3d::geometry::{ColliderBuilder, ColliderHandle, ColliderSet, NarrowPhase, SharedShape, TriMeshFlags};
+use rapier3d::geometry::{
+    ColliderBuilder, ColliderHandle, ColliderSet, NarrowPhase, SharedShape, TriMeshFlags,
+};
 use rapier3d::math::Pose;
 use rapier3d::parry::mass_properties::MassProperties;
 use rapier3d::pipeline::PhysicsWorld;
 
 pub use asset::{BoundMesh, PlasticAsset};
-use body::{Body, ColliderState};
 pub use body::DeformableCollider;
+use body::{Body, ColliderState};
 pub use contacts::{SolvedContact, read_solved_contacts};
 
 use crate::error::{DeformError, Result};
@@ -95,6 +100,20 @@ impl Default for PipelineParams {
 /// A deformable body of the pipeline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct DeformableHandle(pub usize);
+
+/// What a deformable body is made of (see [`PlasticPipeline::insert`]).
+///
+/// # Performance
+/// Plain data.
+#[derive(Clone, Debug)]
+pub struct DeformableDesc {
+    /// The shared asset (cage, plasticity model, proxy, render mesh).
+    pub asset: Arc<PlasticAsset>,
+    /// Which collider, kept up to date how.
+    pub collider: DeformableCollider,
+    /// Density of the body (mass = density × the rest mesh's volume).
+    pub density: f32,
+}
 
 /// A dent: contacts of the last step that went past the yield at one plastic vertex of a body.
 ///
@@ -204,9 +223,9 @@ impl PlasticPipeline {
         self.bodies.is_empty()
     }
 
-    /// Attaches a deformable collider made from `asset` to the (dynamic) rigid body `body` and
-    /// registers it. The collider starts at the rest pose with explicit mass properties (the
-    /// rest mesh's at `density`); `configure` may set friction, restitution, groups… (its
+    /// Attaches a deformable collider made from `desc.asset` to the (dynamic) rigid body `body`
+    /// and registers it. The collider starts at the rest pose with explicit mass properties (the
+    /// rest mesh's at `desc.density`); `configure` may set friction, restitution, groups… (its
     /// shape, density and mass properties are overwritten).
     ///
     /// # Errors
@@ -221,11 +240,14 @@ impl PlasticPipeline {
         bodies: &mut RigidBodySet,
         colliders: &mut ColliderSet,
         body: RigidBodyHandle,
-        asset: Arc<PlasticAsset>,
-        collider: DeformableCollider,
-        density: f32,
+        desc: DeformableDesc,
         configure: impl FnOnce(ColliderBuilder) -> ColliderBuilder,
     ) -> Result<DeformableHandle> {
+        let DeformableDesc {
+            asset,
+            collider,
+            density,
+        } = desc;
         if bodies.get(body).is_none() {
             return Err(DeformError::UnknownHandle {
                 what: "rigid body",
@@ -247,14 +269,22 @@ impl PlasticPipeline {
             unit.principal_inertia() * density,
             unit.principal_inertia_local_frame,
         );
-        let mass = SphereMassModel::new(rest_mass, proxy.example_centres(0), proxy.example_radii(0))?;
+        let mass =
+            SphereMassModel::new(rest_mass, proxy.example_centres(0), proxy.example_radii(0))?;
         let shape = match &collider {
-            DeformableCollider::SphereProxy => SharedShape::new(SphereProxyShape::from_proxy(proxy)?),
+            DeformableCollider::SphereProxy => {
+                SharedShape::new(SphereProxyShape::from_proxy(proxy)?)
+            }
             DeformableCollider::RebuiltCompound => SharedShape::compound(
                 proxy
                     .rest_spheres()
                     .iter()
-                    .map(|s| (Pose::from_translation(s.centre), SharedShape::ball(s.radius.max(1e-4))))
+                    .map(|s| {
+                        (
+                            Pose::from_translation(s.centre),
+                            SharedShape::ball(s.radius.max(1e-4)),
+                        )
+                    })
                     .collect(),
             ),
             DeformableCollider::TriMesh(mesh) => SharedShape::trimesh_with_flags(
@@ -285,7 +315,12 @@ impl PlasticPipeline {
     /// See the type.
     pub fn update(&mut self, world: &mut PhysicsWorld) -> Result<&[DentEvent]> {
         let dt = world.integration_parameters.dt;
-        self.update_sets(&mut world.bodies, &mut world.colliders, &world.narrow_phase, dt)
+        self.update_sets(
+            &mut world.bodies,
+            &mut world.colliders,
+            &world.narrow_phase,
+            dt,
+        )
     }
 
     /// The per-step update, to call after each Rapier step (see the module documentation).
@@ -316,23 +351,34 @@ impl PlasticPipeline {
                 .ok_or(unknown("rigid body", body.rigid_body.into_raw_parts().0))?;
             // 1. Impulses → rest-frame samples.
             self.solved.clear();
-            self.stats.contacts += read_solved_contacts(narrow_phase, body.collider, co, &mut self.solved);
+            self.stats.contacts +=
+                read_solved_contacts(narrow_phase, body.collider, co, &mut self.solved);
             self.stats.impulses += self.solved.len();
             let mass = rb.mass();
             let pose = *co.position();
             self.samples.clear();
             if mass > 0.0 {
+                // Contacts below the yield (resting, sliding) cannot dent: skip mapping them.
+                let yield_displacement = body.asset.model().params().yield_displacement;
                 for c in &self.solved {
-                    self.samples.push(ContactSample {
-                        point: body.rest_point(c.point),
-                        displacement: c.impulse * (dt / mass),
-                    });
+                    let displacement = c.impulse * (dt / mass);
+                    if displacement.length() > yield_displacement {
+                        self.samples.push(ContactSample {
+                            point: body.rest_point(c.point),
+                            displacement,
+                        });
+                    }
                 }
             }
             // 2. Plasticity.
             self.dents.clear();
             if !self.samples.is_empty() {
-                body.asset.model().apply_contacts(&mut body.state, &self.samples, &mut self.workspace, &mut self.dents)?;
+                body.asset.model().apply_contacts(
+                    &mut body.state,
+                    &self.samples,
+                    &mut self.workspace,
+                    &mut self.dents,
+                )?;
             }
             for d in &self.dents {
                 self.events.push(DentEvent {
@@ -347,9 +393,9 @@ impl PlasticPipeline {
             self.changed.clear();
             self.changed.extend_from_slice(body.state.advance());
             // 3. Spheres.
-            let drift = body.reblend(&self.changed);
+            let drift = body.reblend(&self.changed, self.params.shape_tolerance);
             // 4–5. Shape and mass.
-            let push = drift > self.params.shape_tolerance || (body.unpushed && body.state.eager_settled());
+            let push = drift > self.params.shape_tolerance;
             let write_every_step = !matches!(body.kind, ColliderState::Proxy);
             if push || write_every_step {
                 let update = body.write(colliders, push, self.params.update_mass)?;
@@ -361,10 +407,15 @@ impl PlasticPipeline {
                 self.stats.max_com_jump = self.stats.max_com_jump.max(jump);
             }
             // 6. Restitution.
-            let e = body
-                .state
-                .restitution(body.restitution0, body.restitution, dt, body.asset.model().params());
-            if e != body.restitution && ((e - body.restitution).abs() > 1e-4 || e == body.restitution0) {
+            let e = body.state.restitution(
+                body.restitution0,
+                body.restitution,
+                dt,
+                body.asset.model().params(),
+            );
+            if e != body.restitution
+                && ((e - body.restitution).abs() > 1e-4 || e == body.restitution0)
+            {
                 body.restitution = e;
                 if let Some(co) = colliders.get_mut(body.collider) {
                     co.set_restitution(e);

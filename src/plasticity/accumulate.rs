@@ -53,7 +53,11 @@ impl PlasticState {
     ///
     /// # Performance
     /// O(V · E).
-    pub fn new(vertex_count: usize, example_count: usize, params: &PlasticityParams) -> Result<Self> {
+    pub fn new(
+        vertex_count: usize,
+        example_count: usize,
+        params: &PlasticityParams,
+    ) -> Result<Self> {
         params.validate()?;
         if vertex_count == 0 {
             return Err(DeformError::Empty {
@@ -70,7 +74,9 @@ impl PlasticState {
         Ok(Self {
             examples: example_count,
             rate: params.rate,
-            scale: (0..example_count).map(|e| params.example_multiplier(e)).collect(),
+            scale: (0..example_count)
+                .map(|e| params.example_multiplier(e))
+                .collect(),
             settle: params.settle_threshold,
             beta,
             delta: vec![0.0; vertex_count * example_count],
@@ -186,8 +192,45 @@ impl PlasticState {
                 i += 1;
             }
         }
-        self.changed.sort_unstable();
         &self.changed
+    }
+
+    /// Stops updating eager vertex `v` at every step until it is read or receives a new change
+    /// (it then catches up like a lazy vertex, bit-identically). A caller that can bound what
+    /// the rest of `v`'s pending change may still do (see
+    /// [`PlasticState::pending_bound`]) uses this to stop paying for changes it does not need
+    /// yet. No effect on a lazy, settled or out-of-range vertex.
+    ///
+    /// # Performance
+    /// O(active eager vertices) (a removal from the active list).
+    pub fn defer(&mut self, v: u32) {
+        let vi = v as usize;
+        if vi < self.in_active.len() && self.in_active[vi] {
+            self.in_active[vi] = false;
+            if let Some(i) = self.active.iter().position(|&u| u == v) {
+                self.active.swap_remove(i);
+            }
+        }
+    }
+
+    /// An upper bound of how far (in the `L1` norm) the pending change of `v` can still move its
+    /// weights, now and in all later steps: `2 Σ_e |Δ_e s_e|` (each step adds `rate · Δ ⊙ s`;
+    /// clamping moves no entry further than that, and renormalising moves the row by at most
+    /// the same again). `0` for a settled or out-of-range vertex.
+    ///
+    /// # Performance
+    /// O(E).
+    pub fn pending_bound(&self, v: u32) -> f32 {
+        let e = self.examples;
+        self.delta
+            .get(v as usize * e..(v as usize + 1) * e)
+            .map_or(0.0, |d| {
+                2.0 * d
+                    .iter()
+                    .zip(&self.scale)
+                    .map(|(x, s)| (x * s).abs())
+                    .sum::<f32>()
+            })
     }
 
     /// The current example weights of `v` (catching it up first if it is lazy).
@@ -239,7 +282,7 @@ impl PlasticState {
         self.pending
     }
 
-    /// Is no eager vertex still changing?
+    /// Is no eager vertex still being updated at every step (all settled or deferred)?
     pub fn eager_settled(&self) -> bool {
         self.active.is_empty()
     }
@@ -252,7 +295,9 @@ impl PlasticState {
     pub fn restitution(&self, e0: f32, previous: f32, dt: f32, params: &PlasticityParams) -> f32 {
         let per_vertex = self.pending / self.vertex_count() as f32;
         let damped = (-params.restitution_exponent * per_vertex).exp() * e0;
-        e0.min(previous + dt * params.restitution_recovery).min(damped).max(0.0)
+        e0.min(previous + dt * params.restitution_recovery)
+            .min(damped)
+            .max(0.0)
     }
 
     fn check(&self, v: u32) -> Result<()> {
@@ -380,13 +425,19 @@ mod tests {
             s.advance();
         }
         let mid = s.weights(0).unwrap().to_vec();
-        assert!((mid[0] - 0.5).abs() < 1e-4 && (mid[1] - 0.5).abs() < 1e-4, "{mid:?}");
+        assert!(
+            (mid[0] - 0.5).abs() < 1e-4 && (mid[1] - 0.5).abs() < 1e-4,
+            "{mid:?}"
+        );
         s.deposit(0, &[0.2, -0.2]).unwrap();
         for k in 1..=6 {
             s.advance();
             let applied = 0.2 * (1.0 - 0.75f64.powi(k));
             let w = s.weights(0).unwrap();
-            assert!((w[0] as f64 - (mid[0] as f64 + applied)).abs() < 2e-6, "step {k}: {w:?}");
+            assert!(
+                (w[0] as f64 - (mid[0] as f64 + applied)).abs() < 2e-6,
+                "step {k}: {w:?}"
+            );
         }
         let w = s.weights(0).unwrap();
         assert!(w.iter().all(|&x| x >= 0.0) && (w.iter().sum::<f32>() - 1.0).abs() < 1e-6);
@@ -415,7 +466,9 @@ mod tests {
         lazy.set_eager([3, 17]).unwrap();
         let mut seed = 99u64;
         let mut rnd = || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (seed >> 33) as f32 / (1u64 << 31) as f32
         };
         for step in 0..300 {
@@ -445,12 +498,67 @@ mod tests {
         }
     }
 
+    /// The bound holds over the whole remaining decay, clamping included.
+    #[test]
+    fn pending_bound_covers_every_later_step() {
+        let p = params(0.3);
+        let mut s = PlasticState::new(3, 4, &p).unwrap();
+        s.set_eager([0, 1, 2]).unwrap();
+        s.deposit(0, &[-0.8, 0.5, 0.6, -0.1]).unwrap();
+        s.deposit(1, &[3.0, -2.0, 0.5, 0.2]).unwrap();
+        s.deposit(2, &[0.01, -0.02, 0.0, 0.0]).unwrap();
+        for _ in 0..3 {
+            s.advance();
+        }
+        for v in 0..3 {
+            let bound = s.pending_bound(v);
+            let start = s.weights(v).unwrap().to_vec();
+            let mut largest = 0.0f32;
+            for _ in 0..200 {
+                s.advance();
+                let now = s.weights(v).unwrap();
+                largest = largest.max(now.iter().zip(&start).map(|(a, b)| (a - b).abs()).sum());
+            }
+            assert!(
+                largest <= bound + 1e-6,
+                "vertex {v}: moved {largest}, bound {bound}"
+            );
+        }
+    }
+
+    #[test]
+    fn deferred_vertices_catch_up_identically() {
+        let p = params(0.2);
+        let mut a = PlasticState::new(2, 3, &p).unwrap();
+        a.set_eager([0, 1]).unwrap();
+        let mut b = a.clone();
+        for s in [&mut a, &mut b] {
+            s.deposit(1, &[-0.4, 0.3, 0.1]).unwrap();
+            s.advance();
+        }
+        b.defer(1);
+        assert!(b.eager_settled() && !a.eager_settled());
+        for _ in 0..7 {
+            assert!(a.advance().contains(&1));
+            assert!(b.advance().is_empty());
+        }
+        assert_eq!(a.weights(1).unwrap(), b.weights(1).unwrap());
+        // A new change re-activates a deferred vertex.
+        b.deposit(1, &[0.1, -0.1, 0.0]).unwrap();
+        assert!(!b.eager_settled());
+    }
+
     #[test]
     fn restitution_drops_while_deforming_and_recovers() {
-        let p = params(0.5);
+        let p = PlasticityParams {
+            restitution_exponent: 1.0,
+            restitution_recovery: 300.0,
+            ..params(0.5)
+        };
         let mut s = PlasticState::new(10, 2, &p).unwrap();
         assert_eq!(s.restitution(0.5, 0.5, 0.01, &p), 0.5);
         s.deposit(0, &[-20.0, 20.0]).unwrap();
+        // Closed form: pending 40 over 10 vertices.
         let e1 = s.restitution(0.5, 0.5, 0.01, &p);
         assert!((e1 - 0.5 * (-4.0f32).exp()).abs() < 1e-6);
         for _ in 0..40 {
@@ -464,11 +572,23 @@ mod tests {
     #[test]
     fn bad_input_is_typed() {
         let p = params(0.5);
-        assert!(matches!(PlasticState::new(0, 2, &p), Err(DeformError::Empty { .. })));
-        assert!(matches!(PlasticState::new(2, 0, &p), Err(DeformError::Empty { .. })));
+        assert!(matches!(
+            PlasticState::new(0, 2, &p),
+            Err(DeformError::Empty { .. })
+        ));
+        assert!(matches!(
+            PlasticState::new(2, 0, &p),
+            Err(DeformError::Empty { .. })
+        ));
         let mut s = PlasticState::new(2, 2, &p).unwrap();
-        assert!(matches!(s.deposit(2, &[0.0, 0.0]), Err(DeformError::IndexOutOfRange { .. })));
-        assert!(matches!(s.deposit(0, &[0.0]), Err(DeformError::LengthMismatch { .. })));
+        assert!(matches!(
+            s.deposit(2, &[0.0, 0.0]),
+            Err(DeformError::IndexOutOfRange { .. })
+        ));
+        assert!(matches!(
+            s.deposit(0, &[0.0]),
+            Err(DeformError::LengthMismatch { .. })
+        ));
         assert!(matches!(
             s.deposit(0, &[0.0, f32::NAN]),
             Err(DeformError::NonFiniteWeight { vertex: 0, slot: 1 })

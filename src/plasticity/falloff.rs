@@ -320,8 +320,11 @@ impl VertexGrid {
                         {
                             continue;
                         }
-                        let cell = i as usize + self.dims[0] * (j as usize + self.dims[1] * k as usize);
-                        for &v in &self.items[self.starts[cell] as usize..self.starts[cell + 1] as usize] {
+                        let cell =
+                            i as usize + self.dims[0] * (j as usize + self.dims[1] * k as usize);
+                        for &v in
+                            &self.items[self.starts[cell] as usize..self.starts[cell + 1] as usize]
+                        {
                             let d = (self.positions[v as usize] - p).length_squared();
                             if d < best.0 || (d == best.0 && v < best.1) {
                                 best = (d, v);
@@ -406,9 +409,14 @@ mod tests {
         for (source, radius) in [(0u32, 0.55f32), (65, 0.3), (143, 10.0)] {
             let exact = reference(&mesh, source as usize);
             let found = graph.within(source, radius, &mut ws).unwrap().to_vec();
-            let inside: Vec<usize> = (0..exact.len()).filter(|&v| exact[v] < radius as f64 - 1e-5).collect();
+            let inside: Vec<usize> = (0..exact.len())
+                .filter(|&v| exact[v] < radius as f64 - 1e-5)
+                .collect();
             for &v in &inside {
-                let hit = found.iter().find(|(u, _)| *u as usize == v).expect("vertex missing");
+                let hit = found
+                    .iter()
+                    .find(|(u, _)| *u as usize == v)
+                    .expect("vertex missing");
                 assert!((hit.1 as f64 - exact[v]).abs() < 1e-5);
             }
             for (v, d) in &found {
@@ -425,7 +433,9 @@ mod tests {
         let grid = VertexGrid::new(mesh.positions()).unwrap();
         let mut s = 7u64;
         for _ in 0..500 {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let u = |k: u32| ((s >> k) & 0xffff) as f32 / 65535.0;
             let p = Vec3::new(u(0) * 3.0 - 0.5, u(16) * 3.0 - 0.5, u(32) - 0.5);
             let got = grid.nearest(p).unwrap() as usize;

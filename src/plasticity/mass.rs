@@ -218,7 +218,11 @@ pub fn continue_motion(
     };
     let next = BodyMotion {
         linvel: motion.linvel,
-        angvel: if angvel.is_finite() { angvel } else { motion.angvel },
+        angvel: if angvel.is_finite() {
+            angvel
+        } else {
+            motion.angvel
+        },
     };
     let before = kinetic_energy(mass, old_inertia_world, motion);
     let after = kinetic_energy(mass, new_inertia_world, next);
@@ -248,13 +252,27 @@ mod tests {
 
     fn box_inertia(mass: f32, half: Vec3) -> Vec3 {
         let s = half * 2.0;
-        mass / 12.0 * Vec3::new(s.y * s.y + s.z * s.z, s.x * s.x + s.z * s.z, s.x * s.x + s.y * s.y)
+        mass / 12.0
+            * Vec3::new(
+                s.y * s.y + s.z * s.z,
+                s.x * s.x + s.z * s.z,
+                s.x * s.x + s.y * s.y,
+            )
     }
 
     fn model() -> (SphereMassModel, Vec<Vec3>) {
-        let rest = MassProperties::new(Vec3::new(0.1, 0.0, 0.0), 100.0, box_inertia(100.0, Vec3::new(2.0, 0.5, 0.8)));
-        let centres: Vec<Vec3> = (0..8).map(|i| Vec3::new(-1.75 + 0.5 * i as f32, 0.0, 0.0)).collect();
-        (SphereMassModel::new(rest, &centres, &[0.3; 8]).unwrap(), centres)
+        let rest = MassProperties::new(
+            Vec3::new(0.1, 0.0, 0.0),
+            100.0,
+            box_inertia(100.0, Vec3::new(2.0, 0.5, 0.8)),
+        );
+        let centres: Vec<Vec3> = (0..8)
+            .map(|i| Vec3::new(-1.75 + 0.5 * i as f32, 0.0, 0.0))
+            .collect();
+        (
+            SphereMassModel::new(rest, &centres, &[0.3; 8]).unwrap(),
+            centres,
+        )
     }
 
     #[test]
@@ -275,7 +293,11 @@ mod tests {
         centres[7].x -= 0.4;
         let mp = m.deformed(&centres).unwrap();
         // Equal radii: each sphere carries 1/8 of the mass.
-        assert!((mp.local_com.x - (0.1 - 0.05)).abs() < 1e-5, "{}", mp.local_com);
+        assert!(
+            (mp.local_com.x - (0.1 - 0.05)).abs() < 1e-5,
+            "{}",
+            mp.local_com
+        );
         assert_eq!(mp.mass(), 100.0);
         // Pulling mass towards the centre lowers the moments about y and z (closed form for
         // point masses: Δ = Σ m_i (x_i − x̄)² before and after).
@@ -285,7 +307,8 @@ mod tests {
             let mean = xs.iter().sum::<f32>() / 8.0;
             xs.iter().map(|x| 12.5 * (x - mean).powi(2)).sum::<f32>()
         };
-        let expected = m.rest().reconstruct_inertia_matrix().y_axis.y + spread(&xs_after) - spread(&xs_before);
+        let expected =
+            m.rest().reconstruct_inertia_matrix().y_axis.y + spread(&xs_after) - spread(&xs_before);
         let got = mp.reconstruct_inertia_matrix().y_axis.y;
         assert!((got - expected).abs() < 1e-2 * expected, "{got} {expected}");
     }
@@ -311,7 +334,10 @@ mod tests {
         let lighter = Mat3::from_diagonal(Vec3::new(10.0, 20.0, 10.0));
         let next = continue_motion(50.0, motion, inertia, lighter);
         let e1 = kinetic_energy(50.0, lighter, next);
-        assert!(e1 <= e0 * (1.0 + 1e-6) && e1 >= e0 * (1.0 - 1e-4), "{e0} {e1}");
+        assert!(
+            e1 <= e0 * (1.0 + 1e-6) && e1 >= e0 * (1.0 - 1e-4),
+            "{e0} {e1}"
+        );
         // A singular inertia keeps ω.
         let next = continue_motion(50.0, motion, inertia, Mat3::ZERO);
         assert!(next.angvel.normalize().dot(motion.angvel.normalize()) > 0.9999);

@@ -44,7 +44,10 @@ mod tests {
         }
         let mesh = TriangleMesh::new(p, t).unwrap();
         let rest = mesh.positions().to_vec();
-        let crush = rest.iter().map(|q| *q - Vec3::new(0.3 * (q.x / 2.0).powi(2), 0.0, 0.0)).collect();
+        let crush = rest
+            .iter()
+            .map(|q| *q - Vec3::new(0.3 * (q.x / 2.0).powi(2), 0.0, 0.0))
+            .collect();
         let lift = rest.iter().map(|q| *q + Vec3::new(0.0, 0.0, 0.2)).collect();
         (mesh, vec![rest, crush, lift])
     }
@@ -71,13 +74,17 @@ mod tests {
             point: Vec3::new(2.0, 0.5, 0.0),
             displacement: Vec3::new(-0.009, 0.0, 0.0),
         };
-        model.apply_contacts(&mut state, &[weak], &mut ws, &mut dents).unwrap();
+        model
+            .apply_contacts(&mut state, &[weak], &mut ws, &mut dents)
+            .unwrap();
         assert!(dents.is_empty() && state.pending_magnitude() == 0.0);
         let hit = ContactSample {
             point: Vec3::new(2.01, 0.52, 0.0),
             displacement: Vec3::new(-0.03, 0.0, 0.0),
         };
-        model.apply_contacts(&mut state, &[hit, hit], &mut ws, &mut dents).unwrap();
+        model
+            .apply_contacts(&mut state, &[hit, hit], &mut ws, &mut dents)
+            .unwrap();
         assert_eq!(dents.len(), 1, "two contacts at one vertex make one source");
         let source = dents[0].vertex;
         assert_eq!(mesh.positions()[source as usize], Vec3::new(2.0, 0.5, 0.0));
@@ -113,11 +120,16 @@ mod tests {
         let (mesh, _) = strip();
         let n = mesh.vertex_count();
         let weights = ConvexWeights::from_rows(
-            mesh.positions().iter().map(|p| vec![(0u32, 1.0 - p.x / 2.0), (1u32, p.x / 2.0)]),
+            mesh.positions()
+                .iter()
+                .map(|p| vec![(0u32, 1.0 - p.x / 2.0), (1u32, p.x / 2.0)]),
             2,
         )
         .unwrap();
-        let shear = Affine::new(Mat3::from_cols(Vec3::X, Vec3::new(0.2, 1.0, 0.0), Vec3::Z), Vec3::new(0.0, 0.0, 0.1));
+        let shear = Affine::new(
+            Mat3::from_cols(Vec3::X, Vec3::new(0.2, 1.0, 0.0), Vec3::Z),
+            Vec3::new(0.0, 0.0, 0.1),
+        );
         let examples = vec![vec![Affine::IDENTITY; 2], vec![Affine::IDENTITY, shear]];
         let blend = ExampleBlend::new(mesh.positions().to_vec(), weights, examples).unwrap();
         let a = PlasticModel::from_blend(&mesh, &blend, params()).unwrap();
@@ -127,7 +139,9 @@ mod tests {
             let mut beta = vec![0.0; 2];
             beta[e] = 1.0;
             b2.set_global_example_weights(&beta).unwrap();
-            poses.push(crate::deformation::GovernedDeformation::deformed_positions(&b2));
+            poses.push(crate::deformation::GovernedDeformation::deformed_positions(
+                &b2,
+            ));
         }
         let b = PlasticModel::from_examples(&mesh, &poses, params()).unwrap();
         for v in 0..n as u32 {
@@ -151,7 +165,10 @@ mod tests {
         nan[2][7].y = f32::NAN;
         assert!(matches!(
             PlasticModel::from_examples(&mesh, &nan, params()),
-            Err(crate::DeformError::NonFiniteExamplePosition { example: 2, vertex: 7 })
+            Err(crate::DeformError::NonFiniteExamplePosition {
+                example: 2,
+                vertex: 7
+            })
         ));
         let bad = PlasticityParams {
             example_scale: vec![1.0],

@@ -75,7 +75,11 @@ impl PlasticModel {
     ///
     /// # Performance
     /// O(V · E · influences + T log T).
-    pub fn from_blend(mesh: &TriangleMesh, blend: &ExampleBlend, params: PlasticityParams) -> Result<Self> {
+    pub fn from_blend(
+        mesh: &TriangleMesh,
+        blend: &ExampleBlend,
+        params: PlasticityParams,
+    ) -> Result<Self> {
         let n = blend.rest_positions().len();
         if n != mesh.vertex_count() {
             return Err(DeformError::LengthMismatch {
@@ -104,7 +108,11 @@ impl PlasticModel {
     ///
     /// # Performance
     /// O(V · E + T log T).
-    pub fn from_examples(mesh: &TriangleMesh, examples: &[Vec<Vec3>], params: PlasticityParams) -> Result<Self> {
+    pub fn from_examples(
+        mesh: &TriangleMesh,
+        examples: &[Vec<Vec3>],
+        params: PlasticityParams,
+    ) -> Result<Self> {
         if examples.is_empty() {
             return Err(DeformError::Empty { what: "examples" });
         }
@@ -129,7 +137,12 @@ impl PlasticModel {
         Self::from_columns(mesh, e, columns, params)
     }
 
-    fn from_columns(mesh: &TriangleMesh, examples: usize, columns: Vec<Vec3>, params: PlasticityParams) -> Result<Self> {
+    fn from_columns(
+        mesh: &TriangleMesh,
+        examples: usize,
+        columns: Vec<Vec3>,
+        params: PlasticityParams,
+    ) -> Result<Self> {
         params.validate()?;
         if !params.example_scale.is_empty() && params.example_scale.len() != examples {
             return Err(DeformError::LengthMismatch {
@@ -208,11 +221,7 @@ impl PlasticModel {
     /// O(E).
     #[inline]
     pub fn blend_vertex(&self, v: u32, beta: &[f32]) -> Vec3 {
-        self.columns(v)
-            .iter()
-            .zip(beta)
-            .map(|(x, b)| *x * *b)
-            .sum()
+        self.columns(v).iter().zip(beta).map(|(x, b)| *x * *b).sum()
     }
 
     /// Every vertex of the plastic mesh in its current pose (lazy vertices are caught up).
@@ -285,7 +294,13 @@ impl PlasticModel {
             let Some(v) = self.grid.nearest(c.point) else {
                 continue;
             };
-            if !project_onto_examples(self.columns(v), d, p.impulse_scale, p.min_example_motion, &mut ws.projected) {
+            if !project_onto_examples(
+                self.columns(v),
+                d,
+                p.impulse_scale,
+                p.min_example_motion,
+                &mut ws.projected,
+            ) {
                 continue;
             }
             let slot = match ws.sources.iter().position(|(u, _)| *u == v) {
@@ -297,7 +312,10 @@ impl PlasticModel {
                 }
             };
             ws.sources[slot].1 = ws.sources[slot].1.max(d.length());
-            for (acc, x) in ws.changes[slot * e..(slot + 1) * e].iter_mut().zip(&ws.projected) {
+            for (acc, x) in ws.changes[slot * e..(slot + 1) * e]
+                .iter_mut()
+                .zip(&ws.projected)
+            {
                 *acc += x;
             }
         }
@@ -314,7 +332,9 @@ impl PlasticModel {
                 displacement,
                 change: change.iter().map(|x| x * x).sum::<f32>().sqrt(),
             });
-            let reached = self.graph.within(source, p.kernel_radius, &mut ws.falloff)?;
+            let reached = self
+                .graph
+                .within(source, p.kernel_radius, &mut ws.falloff)?;
             for &(u, dist) in reached {
                 let f = cubic_falloff(dist / p.kernel_radius);
                 if f <= 0.0 {

@@ -40,7 +40,9 @@ pub struct PlasticityParams {
     /// (`restitutionAddition`). Finite, `≥ 0`.
     pub restitution_recovery: f32,
     /// How strongly pending deformation lowers restitution (`restitutionExponent`): the
-    /// coefficient is at most `exp(−exponent · pending / vertices) · e₀`. Finite, `≥ 0`.
+    /// coefficient is at most `exp(−exponent · pending / vertices) · e₀`, `pending` being the
+    /// decayed sum of the deposited `|δβ|` (see [`super::PlasticState::pending_magnitude`]).
+    /// Finite, `≥ 0`.
     pub restitution_exponent: f32,
 }
 
@@ -60,8 +62,8 @@ impl PlasticityParams {
             example_scale: Vec::new(),
             min_example_motion: 1e-3,
             settle_threshold: 1e-5,
-            restitution_recovery: 300.0,
-            restitution_exponent: 1.0,
+            restitution_recovery: 1.0,
+            restitution_exponent: 12.0,
         }
     }
 
@@ -76,8 +78,8 @@ impl PlasticityParams {
             example_scale: Vec::new(),
             min_example_motion: 1e-3,
             settle_threshold: 1e-5,
-            restitution_recovery: 300.0,
-            restitution_exponent: 1.0,
+            restitution_recovery: 1.0,
+            restitution_exponent: 12.0,
         }
     }
 

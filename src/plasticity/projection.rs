@@ -61,9 +61,19 @@ mod tests {
     #[test]
     fn moves_weight_towards_the_example_that_follows_the_push() {
         // Rest, an example that pushes the vertex in along −x, one that moves it up.
-        let columns = [Vec3::new(2.0, 0.5, 0.0), Vec3::new(1.4, 0.5, 0.0), Vec3::new(2.0, 0.9, 0.0)];
+        let columns = [
+            Vec3::new(2.0, 0.5, 0.0),
+            Vec3::new(1.4, 0.5, 0.0),
+            Vec3::new(2.0, 0.9, 0.0),
+        ];
         let mut out = [0.0; 3];
-        assert!(project_onto_examples(&columns, Vec3::new(-0.02, 0.0, 0.0), 50.0, 1e-3, &mut out));
+        assert!(project_onto_examples(
+            &columns,
+            Vec3::new(-0.02, 0.0, 0.0),
+            50.0,
+            1e-3,
+            &mut out
+        ));
         // Tangent to the simplex, magnitude scale·|d|, biggest gain on example 1.
         assert!(out.iter().sum::<f32>().abs() < 1e-5);
         let norm = out.iter().map(|x| x * x).sum::<f32>().sqrt();
@@ -79,8 +89,15 @@ mod tests {
 
     #[test]
     fn independent_of_the_origin() {
-        let columns = [Vec3::new(0.3, 0.1, 0.0), Vec3::new(0.1, 0.1, 0.2), Vec3::new(0.3, -0.2, 0.0)];
-        let shifted: Vec<Vec3> = columns.iter().map(|c| *c + Vec3::new(100.0, -40.0, 7.0)).collect();
+        let columns = [
+            Vec3::new(0.3, 0.1, 0.0),
+            Vec3::new(0.1, 0.1, 0.2),
+            Vec3::new(0.3, -0.2, 0.0),
+        ];
+        let shifted: Vec<Vec3> = columns
+            .iter()
+            .map(|c| *c + Vec3::new(100.0, -40.0, 7.0))
+            .collect();
         let d = Vec3::new(-0.01, -0.02, 0.005);
         let (mut a, mut b) = ([0.0; 3], [0.0; 3]);
         assert!(project_onto_examples(&columns, d, 10.0, 0.0, &mut a));
@@ -94,13 +111,37 @@ mod tests {
     fn no_direction_when_the_examples_do_not_move_the_vertex() {
         let columns = [Vec3::ONE; 4];
         let mut out = [1.0; 4];
-        assert!(!project_onto_examples(&columns, Vec3::X, 10.0, 1e-3, &mut out));
+        assert!(!project_onto_examples(
+            &columns,
+            Vec3::X,
+            10.0,
+            1e-3,
+            &mut out
+        ));
         assert_eq!(out, [0.0; 4]);
         // Motion perpendicular to the push only.
         let columns = [Vec3::ZERO, Vec3::Y];
         let mut out = [0.0; 2];
-        assert!(!project_onto_examples(&columns, Vec3::X, 10.0, 1e-3, &mut out));
-        assert!(!project_onto_examples(&columns, Vec3::NAN, 10.0, 0.0, &mut out));
-        assert!(!project_onto_examples(&columns, Vec3::ZERO, 10.0, 0.0, &mut out));
+        assert!(!project_onto_examples(
+            &columns,
+            Vec3::X,
+            10.0,
+            1e-3,
+            &mut out
+        ));
+        assert!(!project_onto_examples(
+            &columns,
+            Vec3::NAN,
+            10.0,
+            0.0,
+            &mut out
+        ));
+        assert!(!project_onto_examples(
+            &columns,
+            Vec3::ZERO,
+            10.0,
+            0.0,
+            &mut out
+        ));
     }
 }
