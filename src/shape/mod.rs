@@ -9,3 +9,21 @@ mod sphere_proxy_shape;
 
 pub use deformable_mesh_shape::{DeformableMeshShape, LazyRefitStats};
 pub use sphere_proxy_shape::SphereProxyShape;
+
+use rapier3d::math::Real;
+use rapier3d::parry::mass_properties::MassProperties;
+
+/// Unit-density mass properties scaled to `density` (negative densities count as zero): both
+/// shapes keep explicit rest-pose mass properties and scale them on request.
+///
+/// # Performance
+/// O(1).
+fn scaled_unit_mass(unit: &MassProperties, density: Real) -> MassProperties {
+    let d = density.max(0.0);
+    MassProperties::with_principal_inertia_frame(
+        unit.local_com,
+        unit.mass() * d,
+        unit.principal_inertia() * d,
+        unit.principal_inertia_local_frame,
+    )
+}

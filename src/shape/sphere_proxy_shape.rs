@@ -496,14 +496,7 @@ impl Shape for SphereProxyShape {
     }
 
     fn mass_properties(&self, density: Real) -> MassProperties {
-        let d = density.max(0.0);
-        let u = &self.unit_mass;
-        MassProperties::with_principal_inertia_frame(
-            u.local_com,
-            u.mass() * d,
-            u.principal_inertia() * d,
-            u.principal_inertia_local_frame,
-        )
+        super::scaled_unit_mass(&self.unit_mass, density)
     }
 
     fn shape_type(&self) -> ShapeType {
