@@ -49,6 +49,10 @@
 mod asset;
 mod body;
 mod contacts;
+mod example_mesh;
+mod mesh_pose;
+mod mesh_self_collisions;
+mod self_intersection_guard;
 
 use std::sync::Arc;
 
@@ -64,6 +68,10 @@ pub use asset::{BoundMesh, PlasticAsset};
 pub use body::DeformableCollider;
 use body::{Body, ColliderState};
 pub use contacts::{SolvedContact, read_solved_contacts};
+pub use example_mesh::ExampleMesh;
+pub use mesh_pose::{MeshPoseUpdate, pose_deformable_mesh};
+pub use mesh_self_collisions::DeformableMeshSelfCollisions;
+pub use self_intersection_guard::{GuardOutcome, SelfIntersectionGuard};
 
 use crate::error::{DeformError, Result};
 use crate::math::Vec3;
@@ -84,15 +92,20 @@ pub struct PipelineParams {
     /// Largest move of a body's local centre of mass per step from a mass update (length unit;
     /// larger changes are spread over several steps). Finite, `> 0`.
     pub max_com_step: f32,
+    /// For [`DeformableCollider::Mesh`] bodies: undo the weight changes that would push the
+    /// mesh through itself ([`SelfIntersectionGuard`]).
+    pub self_intersection_guard: bool,
 }
 
 impl Default for PipelineParams {
-    /// 5 mm shape tolerance, mass updates on, centre of mass moving at most 5 mm per step.
+    /// 5 mm shape tolerance, mass updates on, centre of mass moving at most 5 mm per step, the
+    /// self-intersection guard on.
     fn default() -> Self {
         Self {
             shape_tolerance: 5e-3,
             update_mass: true,
             max_com_step: 5e-3,
+            self_intersection_guard: true,
         }
     }
 }
@@ -151,6 +164,12 @@ pub struct StepStats {
     pub mass_writes: usize,
     /// Largest world move of a centre of mass caused by a mass update.
     pub max_com_jump: f32,
+    /// Mesh-collider vertices re-weighted.
+    pub mesh_vertices_updated: usize,
+    /// New self-intersecting triangle pairs that weight changes would have created.
+    pub self_intersections_prevented: usize,
+    /// Cage vertices whose weight change was undone by the self-intersection guard.
+    pub weight_changes_undone: usize,
 }
 
 /// The example-based plasticity loop for Rapier: owns the plastic state of every deformable
@@ -172,6 +191,7 @@ pub struct PlasticPipeline {
     samples: Vec<ContactSample>,
     dents: Vec<Dent>,
     changed: Vec<u32>,
+    previous: Vec<f32>,
 }
 
 impl PlasticPipeline {
@@ -205,6 +225,7 @@ impl PlasticPipeline {
             samples: Vec::new(),
             dents: Vec::new(),
             changed: Vec::new(),
+            previous: Vec::new(),
         })
     }
 
@@ -296,6 +317,7 @@ impl PlasticPipeline {
                 vertices: mesh.mesh().vertex_count(),
                 triangles: mesh.mesh().triangle_count(),
             })?,
+            DeformableCollider::Mesh(mesh) => SharedShape::new(mesh.shape()?),
         };
         let mut builder = configure(ColliderBuilder::new(shape.clone())).mass_properties(rest_mass);
         builder.shape = shape;
@@ -364,7 +386,7 @@ impl PlasticPipeline {
                     let displacement = c.impulse * (dt / mass);
                     if displacement.length() > yield_displacement {
                         self.samples.push(ContactSample {
-                            point: body.rest_point(c.point),
+                            point: body.rest_point(c.point, co.shape()),
                             displacement,
                         });
                     }
@@ -392,8 +414,31 @@ impl PlasticPipeline {
             self.stats.dents += self.dents.len();
             self.changed.clear();
             self.changed.extend_from_slice(body.state.advance());
-            // 3. Spheres.
-            let drift = body.reblend(&self.changed, self.params.shape_tolerance);
+            // 2b. A mesh collider follows the changed cage vertices (guarded).
+            let mesh = body.is_mesh();
+            if mesh && !self.changed.is_empty() {
+                self.previous.clear();
+                self.previous
+                    .extend_from_slice(body.state.previous_weights());
+                let g = body.update_mesh(
+                    colliders,
+                    &self.changed,
+                    &self.previous,
+                    self.params.self_intersection_guard,
+                )?;
+                self.stats.mesh_vertices_updated += g.mesh_vertices_updated;
+                self.stats.self_intersections_prevented += g.new_pairs;
+                self.stats.weight_changes_undone += g.cage_vertices_reverted;
+                self.stats.shape_writes += 1;
+            }
+            // 3. Spheres (they drive the mass model; a mesh collider needs every change of the
+            // cage vertices it reads, so none is deferred).
+            let tolerance = if mesh {
+                0.0
+            } else {
+                self.params.shape_tolerance
+            };
+            let drift = body.reblend(&self.changed, tolerance);
             // 4–5. Shape and mass.
             let push = drift > self.params.shape_tolerance;
             let write_every_step = !matches!(body.kind, ColliderState::Proxy);

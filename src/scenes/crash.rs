@@ -18,21 +18,24 @@ use std::path::Path;
 use std::sync::Arc;
 
 use rapier3d::dynamics::{RigidBodyBuilder, RigidBodyHandle};
-use rapier3d::geometry::{ColliderBuilder, ColliderHandle, SharedShape};
+use rapier3d::geometry::{ColliderBuilder, ColliderHandle, NarrowPhase, SharedShape};
 use rapier3d::math::{Pose, Rotation};
+use rapier3d::parry::query::{DefaultQueryDispatcher, QueryDispatcher};
 use rapier3d::pipeline::PhysicsWorld;
 
 use super::barrel::{BARREL_HEIGHT, BARREL_RADIUS, BarrelOptions, barrel, barrel_proxy_options};
 use super::car::{CAR_LENGTH, CarOptions, ExampleAsset, car, car_proxy_options};
+use crate::bn_tree::BnTreeOptions;
 use crate::error::{DeformError, Result};
 use crate::math::{Quat, Vec3};
 use crate::mesh::TriangleMesh;
 use crate::pipeline::{
-    BoundMesh, DeformableCollider, DeformableDesc, DeformableHandle, PipelineParams, PlasticAsset,
-    PlasticPipeline,
+    BoundMesh, DeformableCollider, DeformableDesc, DeformableHandle, ExampleMesh, PipelineParams,
+    PlasticAsset, PlasticPipeline,
 };
 use crate::plasticity::PlasticityParams;
 use crate::proxy::{MeshDistance, SphereProxy};
+use crate::query::DeformDispatcher;
 
 /// Car mass (kg).
 pub const CAR_MASS: f32 = 1500.0;
@@ -164,6 +167,21 @@ pub fn bound_car_mesh(asset: &PlasticAsset, options: CarOptions) -> Result<Bound
     let rig = car(&options)?;
     let examples = rig.example_positions()?;
     asset.bind(rig.mesh, &examples)
+}
+
+/// The car rigged at another tessellation (`segments` around, `stations` along) as the BN-Tree
+/// mesh collider of a plastic car ([`DeformableCollider::Mesh`]): the same 32 bones and seven
+/// examples as the cage, bound to the asset's cage.
+///
+/// # Errors
+/// As [`car`] and [`ExampleMesh::new`].
+///
+/// # Performance
+/// O(V log T_cage + V · E · influences + T log T).
+pub fn car_example_mesh(asset: &PlasticAsset, options: CarOptions) -> Result<ExampleMesh> {
+    let rig = car(&options)?;
+    let blend = rig.example_blend()?;
+    ExampleMesh::new(asset.cage(), rig.mesh, &blend, BnTreeOptions::default())
 }
 
 /// How the cars of a scene collide.
@@ -347,8 +365,13 @@ pub fn barrel_pyramid(run_up: f32) -> Vec<Vec3> {
 /// its motion (the car keeps its velocity but barely moves). At 240 Hz nothing in these scenes
 /// can tunnel (cars move 15 cm per step against bodies 0.5–1.4 m thick, contacts are
 /// speculative), so CCD is off for every variant alike.
+///
+/// The narrow phase chains [`DeformDispatcher`] before parry's: pairs with a BN-Tree mesh
+/// collider go to the crate, every other pair falls through unchanged.
 fn new_world() -> PhysicsWorld {
     let mut world = PhysicsWorld::new();
+    world.narrow_phase =
+        NarrowPhase::with_query_dispatcher(DeformDispatcher.chain(DefaultQueryDispatcher));
     world.integration_parameters.dt = DT;
     world.integration_parameters.max_ccd_substeps = 0;
     world
