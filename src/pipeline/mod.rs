@@ -19,7 +19,11 @@
 //!    collider is undone, and the nearest plastic vertex takes the contact.
 //! 2. **Plasticity** ([`crate::plasticity`]): `d = j dt / M` in the body frame, yield, `Jᵀd`
 //!    projection, geodesic falloff, deposit; then one rate-limited step of every vertex a
-//!    collider reads (the rest catch up lazily when read).
+//!    collider reads (the rest catch up lazily when read). For a mesh collider
+//!    ([`DeformableCollider::Mesh`]) the mesh vertices reading the cage vertices whose weights
+//!    changed are then re-weighted in its [`crate::shape::DeformableMeshShape`] (O(changed),
+//!    nothing at rest), and a change that would push the mesh through itself is undone
+//!    ([`SelfIntersectionGuard`]; the rule is in its documentation).
 //! 3. **Spheres.** Only spheres whose driving vertex changed are re-blended (O(E) each).
 //! 4. **Shape.** A sphere proxy is written (`shape_mut`, one O(S) copy and BVH refit) only when
 //!    some sphere drifted more than [`PipelineParams::shape_tolerance`] from what the collider
@@ -38,6 +42,21 @@
 //!    without adding energy ([`crate::plasticity::continue_motion`]). The pose does not move.
 //! 6. **Restitution** is lowered while the body is still absorbing a dent.
 //! 7. **Events**: one [`DentEvent`] per plastic vertex that received yielded contacts.
+//!
+//! # Skinned (governed) mesh colliders
+//!
+//! A [`crate::shape::DeformableMeshShape`] collider driven by the game (bone transforms of a
+//! skinned character, example transforms × bones) is posed once per step with
+//! [`pose_deformable_mesh`]: O(m), every side effect of Rapier's `SHAPE` flag O(1) for this
+//! shape (the function's documentation lists them). Its self-collisions are found, once per
+//! step, by [`DeformableMeshSelfCollisions`] (one reusable BN-Tree query per mesh):
+//!
+//! ```text
+//! pose_deformable_mesh(&mut world.colliders, cat, &bones)?;   // O(m)
+//! world.step();
+//! self_collisions.update(&world.colliders)?;
+//! for [t1, t2] in self_collisions.pairs(cat)? { … }
+//! ```
 //!
 //! Render meshes are re-blended on demand ([`PlasticPipeline::render_positions`]), so a game pays
 //! for them only in frames it draws.

@@ -1,24 +1,4 @@
-//! Plasticity must not push a mesh through itself: after the cage weights change, the mesh collider is updated and every new self-intersecting triangle pair undoes the weight changes of the cage vertices that moved it.
-//!
-//! # The rule
-//!
-//! After a step of plasticity changes the example weights of a set `C` of cage vertices (their
-//! weights before the step are kept), the mesh vertices that read them are re-weighted and the
-//! guard looks for *new* self-intersections: triangle pairs of the mesh that intersect now but
-//! did not before the step ([`DeformableMeshShape::new_self_collisions`], exact and
-//! topology-aware; pairs that already intersected are left alone — the guard never makes things
-//! worse, it does not repair). For every new pair, each cage vertex of `C` read by a moved vertex
-//! of either triangle gets its weight change **undone**: its weights go back to their value
-//! before the step and its pending change is dropped ([`PlasticState::revert`]), so plasticity
-//! stops pushing that region that way. The mesh vertices reading the undone cage vertices are
-//! re-weighted, and the check repeats until no new pair remains. It terminates: each round undoes
-//! at least one more vertex of the finite set `C`, and with all of `C` undone the mesh is back
-//! to its positions before the step, bit for bit.
-//!
-//! The change is undone rather than scaled down: a fraction of a change that intersects may
-//! still intersect, and finding the largest safe fraction would cost a search per step; the
-//! rate-limited accumulation makes each step's change small, so undoing one step stops the
-//! surface within one step's motion of the other side.
+//! Plasticity must not push a mesh through itself: after the cage weights change, the mesh collider is updated and every new self-intersecting triangle pair undoes the weight changes of the cage vertices that moved it (the rule is on [`SelfIntersectionGuard`]).
 
 use super::example_mesh::ExampleMesh;
 use crate::error::Result;
@@ -42,10 +22,28 @@ pub struct GuardOutcome {
     pub rounds: usize,
 }
 
-/// Reusable state of the guard (no allocation after warm-up).
+/// Keeps plasticity from pushing a mesh collider through itself.
+///
+/// **The rule.** After a step of plasticity changes the example weights of a set `C` of cage
+/// vertices (their weights before the step are kept), the mesh vertices that read them are
+/// re-weighted and the guard looks for *new* self-intersections: triangle pairs that intersect
+/// now but did not before the step ([`DeformableMeshShape::new_self_collisions`], exact and
+/// topology-aware). Pairs that already intersected are left alone (the guard never makes
+/// things worse; it does not repair). For every new pair, each cage vertex of `C` read by a
+/// moved vertex of either triangle has its weight change **undone**: its weights go back to
+/// their value before the step and its pending change is dropped ([`PlasticState::revert`]),
+/// so plasticity stops pushing that region that way. The mesh vertices reading the undone cage
+/// vertices are re-weighted and the check repeats until no new pair remains. It terminates:
+/// each round undoes at least one more vertex of the finite set `C`, and with all of `C`
+/// undone the mesh is back to its positions before the step, bit for bit.
+///
+/// The change is undone rather than scaled down: a fraction of a change that intersects may
+/// still intersect, and finding the largest safe fraction would cost a search per step; the
+/// rate-limited accumulation keeps each step's change small, so undoing one step stops the
+/// surface within one step's motion of the other side.
 ///
 /// # Performance
-/// See [`SelfIntersectionGuard::apply`].
+/// See [`SelfIntersectionGuard::apply`]; no allocation after warm-up.
 #[derive(Clone, Debug, Default)]
 pub struct SelfIntersectionGuard {
     /// Changed cage vertices sorted, with their index in the caller's list, and whether undone.

@@ -402,16 +402,37 @@ impl DeformableMeshShape {
     /// # Performance
     /// O(nodes reached · m) in the first query of an epoch.
     pub fn for_each_triangle_in_aabb(&self, aabb: &Aabb, mut f: impl FnMut(u32, &Triangle)) {
-        let mut stack = vec![0u32];
-        while let Some(i) = stack.pop() {
+        // Depth-first with the left child first: the stack holds at most one pending right
+        // sibling per level, so a fixed array covers any tree of depth < 64 (a balanced tree of
+        // 2^64 triangles); deeper trees continue on the heap.
+        let mut fixed = [0u32; 64];
+        let mut len = 1usize;
+        let mut spill: Vec<u32> = Vec::new();
+        let pop = |fixed: &mut [u32; 64], len: &mut usize, spill: &mut Vec<u32>| {
+            spill.pop().or_else(|| {
+                (*len > 0).then(|| {
+                    *len -= 1;
+                    fixed[*len]
+                })
+            })
+        };
+        let push = |fixed: &mut [u32; 64], len: &mut usize, spill: &mut Vec<u32>, x: u32| {
+            if *len < fixed.len() && spill.is_empty() {
+                fixed[*len] = x;
+                *len += 1;
+            } else {
+                spill.push(x);
+            }
+        };
+        while let Some(i) = pop(&mut fixed, &mut len, &mut spill) {
             if !self.node_aabb(i).intersects(aabb) {
                 continue;
             }
             let node = self.tree.nodes()[i as usize];
             match node.children {
                 Some([l, r]) => {
-                    stack.push(r);
-                    stack.push(l);
+                    push(&mut fixed, &mut len, &mut spill, r);
+                    push(&mut fixed, &mut len, &mut spill, l);
                 }
                 None => {
                     for &t in self.tree.node_triangles(i as usize) {
