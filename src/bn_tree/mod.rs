@@ -85,6 +85,8 @@ pub struct SelfCollisionStats {
     pub nanos: u64,
     /// Nodes whose cone comes from their children because of the update front.
     pub front_nodes_below: u64,
+    /// Time spent in the eager bottom-up refit before the traversal (HSC policy only).
+    pub refit_nanos: u64,
 }
 
 /// Per-frame state of self-collision queries on one [`BnTree`]: lazy caches stamped with the
