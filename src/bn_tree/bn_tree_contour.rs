@@ -336,13 +336,13 @@ mod tests {
     #[test]
     fn square_is_simple_and_figure_eight_is_not() {
         let sq = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
-        let mut s: Vec<Segment> = (0..4)
+        let s: Vec<Segment> = (0..4)
             .map(|i| seg(i, (i + 1) % 4, sq[i as usize], sq[(i as usize + 1) % 4]))
             .collect();
         assert!(projected_segments_are_disjoint(&s, &mut Vec::new()));
         // A bow tie: (0,0) → (1,1) → (1,0) → (0,1) → back.
         let bt = [[0.0, 0.0], [1.0, 1.0], [1.0, 0.0], [0.0, 1.0]];
-        let mut s: Vec<Segment> = (0..4)
+        let s: Vec<Segment> = (0..4)
             .map(|i| seg(i, (i + 1) % 4, bt[i as usize], bt[(i as usize + 1) % 4]))
             .collect();
         assert!(!projected_segments_are_disjoint(&s, &mut Vec::new()));
