@@ -47,10 +47,11 @@ fn grid(n: usize) -> Arc<BnTree> {
     let weights = ConvexWeights::from_rows(rows, 2).unwrap();
     let mesh = TriangleMesh::new(p.clone(), t).unwrap();
     // Every internal node bounds itself in O(m) (governor_cost 0), so the refit count measures
-    // laziness alone, not the build heuristic that trades O(m) data for bottom-up refits.
+    // laziness alone, not the build heuristic that trades O(m) data for bottom-up refits; small
+    // leaves give the 512-triangle grid enough nodes for laziness to show.
     let options = BnTreeOptions {
         governor_cost: 0.0,
-        ..Default::default()
+        leaf_triangles: 4,
     };
     Arc::new(BnTree::build_with(&mesh, &p, &weights, options).unwrap())
 }

@@ -25,10 +25,15 @@ pub struct BnTreeOptions {
     pub governor_cost: f32,
 }
 
+/// Defaults measured on the 244,480-triangle walking cat (instruction counts of the query,
+/// BENCHMARKS.md): leaves of 16 triangles cost the same query time as leaves of 4 with a quarter
+/// of the nodes (the tree then fits below the deform-all + BVH route's memory), and O(m) data
+/// only where `triangles ≥ 64 m` (an O(m) cone costs about as much as a bottom-up refit of a
+/// few hundred triangles, and is looser).
 impl Default for BnTreeOptions {
     fn default() -> Self {
         Self {
-            leaf_triangles: 4,
+            leaf_triangles: 16,
             governor_cost: 64.0,
         }
     }

@@ -30,6 +30,16 @@ pub(crate) struct ContourScratch {
     keys: Vec<u64>,
 }
 
+impl ContourScratch {
+    /// Bytes held (per-vertex stamps and the scratch lists).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        (self.out_stamp.capacity() + self.in_stamp.capacity()) * 4
+            + self.edges.capacity() * 8
+            + self.segments.capacity() * core::mem::size_of::<Segment>()
+            + self.keys.capacity() * 8
+    }
+}
+
 /// Order-preserving map of an `f32` to `u32` (negative values reversed below positive ones).
 #[inline]
 fn ordered_bits(x: f32) -> u32 {

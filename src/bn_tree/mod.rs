@@ -172,5 +172,7 @@ impl SelfCollisionQuery {
         self.vertices.len() * 16
             + self.aabbs.len() * (24 + 4 + 2 + 4 + 1 + 4)
             + self.stack.capacity() * core::mem::size_of::<Task>()
+            + self.contour.heap_bytes()
+            + self.points.capacity() * 12
     }
 }
