@@ -24,7 +24,14 @@
 //! them either, so such pairs produce no contact.
 
 mod contact_manifolds_deformable_convex;
+mod contact_manifolds_parts;
+mod pairs_dual_tree;
+mod pairs_halfspace;
+mod pairs_heightfield;
+mod part_pairs;
+mod part_tree;
 mod queries_deformable_convex;
+mod queries_parts;
 
 use rapier3d::math::{Pose, Real, Vector};
 use rapier3d::parry::query::details::NormalConstraints;
@@ -38,6 +45,7 @@ use rapier3d::parry::shape::Shape;
 pub use contact_manifolds_deformable_convex::DeformableContactWorkspace;
 
 use crate::shape::DeformableMeshShape;
+use part_pairs::{AnyPairs, Scope};
 
 /// A parry query dispatcher for pairs involving a [`DeformableMeshShape`]; returns
 /// `Err(Unsupported)` for every other pair so that it can be chained before parry's
@@ -96,8 +104,11 @@ impl QueryDispatcher for DeformDispatcher {
         g1: &dyn Shape,
         g2: &dyn Shape,
     ) -> Result<ShapeIntersection, Unsupported> {
-        let pair = MeshPair::new(pos12, g1, g2).ok_or(Unsupported)?;
-        queries_deformable_convex::intersection_test(&pair)
+        if let Some(pair) = MeshPair::new(pos12, g1, g2) {
+            return queries_deformable_convex::intersection_test(&pair);
+        }
+        let pairs = AnyPairs::new(pos12, g1, g2, Scope::Mesh).ok_or(Unsupported)?;
+        queries_parts::intersection_test(&pairs)
     }
 
     fn distance(
@@ -106,8 +117,11 @@ impl QueryDispatcher for DeformDispatcher {
         g1: &dyn Shape,
         g2: &dyn Shape,
     ) -> Result<ShapeDistance, Unsupported> {
-        let pair = MeshPair::new(pos12, g1, g2).ok_or(Unsupported)?;
-        queries_deformable_convex::distance(&pair)
+        if let Some(pair) = MeshPair::new(pos12, g1, g2) {
+            return queries_deformable_convex::distance(&pair);
+        }
+        let pairs = AnyPairs::new(pos12, g1, g2, Scope::Mesh).ok_or(Unsupported)?;
+        queries_parts::distance(&pairs)
     }
 
     fn contact(
@@ -117,8 +131,11 @@ impl QueryDispatcher for DeformDispatcher {
         g2: &dyn Shape,
         prediction: Real,
     ) -> Result<Option<Contact>, Unsupported> {
-        let pair = MeshPair::new(pos12, g1, g2).ok_or(Unsupported)?;
-        queries_deformable_convex::contact(&pair, prediction)
+        if let Some(pair) = MeshPair::new(pos12, g1, g2) {
+            return queries_deformable_convex::contact(&pair, prediction);
+        }
+        let pairs = AnyPairs::new(pos12, g1, g2, Scope::Mesh).ok_or(Unsupported)?;
+        queries_parts::contact(&pairs, prediction)
     }
 
     fn closest_points(
@@ -128,8 +145,11 @@ impl QueryDispatcher for DeformDispatcher {
         g2: &dyn Shape,
         max_dist: Real,
     ) -> Result<ClosestPoints, Unsupported> {
-        let pair = MeshPair::new(pos12, g1, g2).ok_or(Unsupported)?;
-        queries_deformable_convex::closest_points(&pair, max_dist)
+        if let Some(pair) = MeshPair::new(pos12, g1, g2) {
+            return queries_deformable_convex::closest_points(&pair, max_dist);
+        }
+        let pairs = AnyPairs::new(pos12, g1, g2, Scope::Mesh).ok_or(Unsupported)?;
+        queries_parts::closest_points(&pairs, max_dist)
     }
 
     fn cast_shapes(
@@ -140,14 +160,17 @@ impl QueryDispatcher for DeformDispatcher {
         g2: &dyn Shape,
         options: ShapeCastOptions,
     ) -> Result<Option<ShapeCastHit>, Unsupported> {
-        let pair = MeshPair::new(pos12, g1, g2).ok_or(Unsupported)?;
-        // The other shape's velocity relative to the mesh, in the mesh's frame.
-        let vel_mo = if pair.flipped {
-            pair.pos_mo.rotation * -local_vel12
-        } else {
-            local_vel12
-        };
-        queries_deformable_convex::cast_shapes(&pair, vel_mo, options)
+        if let Some(pair) = MeshPair::new(pos12, g1, g2) {
+            // The other shape's velocity relative to the mesh, in the mesh's frame.
+            let vel_mo = if pair.flipped {
+                pair.pos_mo.rotation * -local_vel12
+            } else {
+                local_vel12
+            };
+            return queries_deformable_convex::cast_shapes(&pair, vel_mo, options);
+        }
+        let pairs = AnyPairs::new(pos12, g1, g2, Scope::Mesh).ok_or(Unsupported)?;
+        queries_parts::cast_shapes(&pairs, local_vel12, options)
     }
 
     fn cast_shapes_nonlinear(
@@ -179,10 +202,14 @@ where
         manifolds: &mut Vec<ContactManifold<ManifoldData, ContactData>>,
         workspace: &mut Option<ContactManifoldsWorkspace>,
     ) -> Result<(), Unsupported> {
-        let pair = MeshPair::new(pos12, g1, g2).ok_or(Unsupported)?;
-        contact_manifolds_deformable_convex::contact_manifolds(
-            &pair, pos12, prediction, manifolds, workspace,
-        );
+        if let Some(pair) = MeshPair::new(pos12, g1, g2) {
+            contact_manifolds_deformable_convex::contact_manifolds(
+                &pair, pos12, prediction, manifolds, workspace,
+            );
+            return Ok(());
+        }
+        let pairs = AnyPairs::new(pos12, g1, g2, Scope::MeshOrProxy).ok_or(Unsupported)?;
+        contact_manifolds_parts::contact_manifolds(&pairs, prediction, manifolds, workspace);
         Ok(())
     }
 
