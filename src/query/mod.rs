@@ -45,7 +45,7 @@ use rapier3d::parry::shape::Shape;
 pub use contact_manifolds_deformable_convex::DeformableContactWorkspace;
 
 use crate::shape::DeformableMeshShape;
-use part_pairs::{AnyPairs, Scope};
+use part_pairs::AnyPairs;
 
 /// A parry query dispatcher for pairs involving a [`DeformableMeshShape`]; returns
 /// `Err(Unsupported)` for every other pair so that it can be chained before parry's
@@ -107,7 +107,7 @@ impl QueryDispatcher for DeformDispatcher {
         if let Some(pair) = MeshPair::new(pos12, g1, g2) {
             return queries_deformable_convex::intersection_test(&pair);
         }
-        let pairs = AnyPairs::new(pos12, g1, g2, Scope::Mesh).ok_or(Unsupported)?;
+        let pairs = AnyPairs::new(pos12, g1, g2).ok_or(Unsupported)?;
         queries_parts::intersection_test(&pairs)
     }
 
@@ -120,7 +120,7 @@ impl QueryDispatcher for DeformDispatcher {
         if let Some(pair) = MeshPair::new(pos12, g1, g2) {
             return queries_deformable_convex::distance(&pair);
         }
-        let pairs = AnyPairs::new(pos12, g1, g2, Scope::Mesh).ok_or(Unsupported)?;
+        let pairs = AnyPairs::new(pos12, g1, g2).ok_or(Unsupported)?;
         queries_parts::distance(&pairs)
     }
 
@@ -134,7 +134,7 @@ impl QueryDispatcher for DeformDispatcher {
         if let Some(pair) = MeshPair::new(pos12, g1, g2) {
             return queries_deformable_convex::contact(&pair, prediction);
         }
-        let pairs = AnyPairs::new(pos12, g1, g2, Scope::Mesh).ok_or(Unsupported)?;
+        let pairs = AnyPairs::new(pos12, g1, g2).ok_or(Unsupported)?;
         queries_parts::contact(&pairs, prediction)
     }
 
@@ -148,7 +148,7 @@ impl QueryDispatcher for DeformDispatcher {
         if let Some(pair) = MeshPair::new(pos12, g1, g2) {
             return queries_deformable_convex::closest_points(&pair, max_dist);
         }
-        let pairs = AnyPairs::new(pos12, g1, g2, Scope::Mesh).ok_or(Unsupported)?;
+        let pairs = AnyPairs::new(pos12, g1, g2).ok_or(Unsupported)?;
         queries_parts::closest_points(&pairs, max_dist)
     }
 
@@ -169,7 +169,7 @@ impl QueryDispatcher for DeformDispatcher {
             };
             return queries_deformable_convex::cast_shapes(&pair, vel_mo, options);
         }
-        let pairs = AnyPairs::new(pos12, g1, g2, Scope::Mesh).ok_or(Unsupported)?;
+        let pairs = AnyPairs::new(pos12, g1, g2).ok_or(Unsupported)?;
         queries_parts::cast_shapes(&pairs, local_vel12, options)
     }
 
@@ -208,7 +208,7 @@ where
             );
             return Ok(());
         }
-        let pairs = AnyPairs::new(pos12, g1, g2, Scope::MeshOrProxy).ok_or(Unsupported)?;
+        let pairs = AnyPairs::new(pos12, g1, g2).ok_or(Unsupported)?;
         contact_manifolds_parts::contact_manifolds(&pairs, prediction, manifolds, workspace);
         Ok(())
     }

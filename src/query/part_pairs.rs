@@ -91,17 +91,6 @@ impl<'a> Side<'a> {
     }
 }
 
-/// Which pairs a query handles.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Scope {
-    /// Pairs with a deformable mesh (one-shot queries: proxies alone go through parry's
-    /// composite queries, which are stateless and correct).
-    Mesh,
-    /// Pairs with a deformable mesh or a sphere proxy (contact manifolds, re-keyed so warm
-    /// starts survive).
-    MeshOrProxy,
-}
-
 /// A handled pair, by family.
 pub(super) enum AnyPairs<'a> {
     /// Two trees of parts.
@@ -113,14 +102,11 @@ pub(super) enum AnyPairs<'a> {
 }
 
 impl<'a> AnyPairs<'a> {
-    /// Recognises a handled pair within `scope`; `None` for every other pair.
-    pub fn new(pos12: &Pose, g1: &'a dyn Shape, g2: &'a dyn Shape, scope: Scope) -> Option<Self> {
+    /// Recognises a handled pair: a deformable mesh or a sphere proxy against a supported
+    /// shape; `None` for every other pair.
+    pub fn new(pos12: &Pose, g1: &'a dyn Shape, g2: &'a dyn Shape) -> Option<Self> {
         let (s1, s2) = (Side::of(g1)?, Side::of(g2)?);
-        let needed = match scope {
-            Scope::Mesh => 2,
-            Scope::MeshOrProxy => 1,
-        };
-        if s1.rank().max(s2.rank()) < needed {
+        if s1.rank().max(s2.rank()) == 0 {
             return None;
         }
         // The handled shape (mesh first, then proxy) is the traversal's reference.

@@ -1,10 +1,12 @@
 //! One-shot queries of every part-pair family (intersection test, distance, contact, closest points, linear shape cast): parry's convex routines on each candidate part pair, results moved into the colliders' frames and tagged with the parts' sub-shape ids.
 
-use rapier3d::math::{Real, Vector};
+use rapier3d::math::{Pose, Real, Vector};
 use rapier3d::parry::query::{
     ClosestPoints, Contact, DefaultQueryDispatcher, QueryDispatcher, ShapeCastHit,
     ShapeCastOptions, ShapeDistance, ShapeIntersection, Unsupported,
 };
+
+use rapier3d::parry::shape::Shape;
 
 use super::part_pairs::PartPairs;
 use super::part_tree::part_pos12;
@@ -56,8 +58,7 @@ pub(super) fn contact(
     let mut best: Option<Contact> = None;
     pairs.for_each_pair(prediction, Vector::ZERO, &mut |p1, p2| {
         let pos = part_pos12(&pos12, p1.pose, p2.pose);
-        if let Ok(Some(mut c)) =
-            DefaultQueryDispatcher.contact(&pos, p1.shape, p2.shape, prediction)
+        if let Ok(Some(mut c)) = part_contact(&pos, p1.shape, p2.shape, prediction)
             && best.is_none_or(|b| c.dist < b.dist)
         {
             if let Some(pose) = p1.pose {
@@ -72,6 +73,25 @@ pub(super) fn contact(
         true
     });
     Ok(best)
+}
+
+/// parry's contact between two parts. parry 0.31.1's `contact_support_map_halfspace` (a
+/// support-mapped shape first, a half-space second) passes the pose unchanged to the
+/// half-space-first routine, which expects its inverse, so that order is computed the other way
+/// round and flipped.
+fn part_contact(
+    pos12: &Pose,
+    g1: &dyn Shape,
+    g2: &dyn Shape,
+    prediction: Real,
+) -> Result<Option<Contact>, Unsupported> {
+    if g2.as_halfspace().is_some() && g1.as_halfspace().is_none() {
+        DefaultQueryDispatcher
+            .contact(&pos12.inverse(), g2, g1, prediction)
+            .map(|c| c.map(Contact::flipped))
+    } else {
+        DefaultQueryDispatcher.contact(pos12, g1, g2, prediction)
+    }
 }
 
 /// Closest points within `max_dist`: `Intersecting` as soon as one part pair intersects, else
