@@ -663,3 +663,82 @@ fn one_shot_queries_match_parry_or_brute_force() {
         assert!(n <= allowed, "{what}: {n} disagreements in {tally:?}");
     }
 }
+
+/// Every internal node of a 2,048-triangle skinned grid bounds itself in O(m), so refit counts
+/// measure laziness alone.
+fn big_grid() -> DeformableMeshShape {
+    let options = rapier3d_deform::bn_tree::BnTreeOptions {
+        governor_cost: 0.0,
+        ..Default::default()
+    };
+    let tree = common::skinned_grid(32, options);
+    let governors = vec![
+        Affine::IDENTITY,
+        Affine::new(
+            rapier3d_deform::math::Mat3::from_rotation_z(0.2),
+            Vec3::ZERO,
+        ),
+    ];
+    DeformableMeshShape::new(tree, &governors).unwrap()
+}
+
+#[test]
+fn contact_queries_refit_only_the_nodes_they_reach() {
+    let mut r = common::rng(71);
+    let mut grid = big_grid();
+    let nodes = grid.tree().nodes().len() as u64;
+    let (cv, ci) = Cuboid::new(Vec3::splat(0.15)).to_trimesh();
+    let small_tube = posed_tube(&mut r, 1.0, 6, 10, 2, 0.2);
+    let tilted = Quat::from_rotation_z(-0.3);
+    // Each other shape touches the grid near (-1.5, 0, -1.5) or along its x = -2 edge only.
+    let corner = Vec3::new(-1.5, 0.0, -1.5);
+    let others: Vec<(&str, SharedShape, Pose)> = vec![
+        (
+            "trimesh",
+            SharedShape::trimesh(cv, ci).unwrap(),
+            Pose::from_translation(corner + Vec3::Y * 0.1),
+        ),
+        (
+            "compound",
+            compound(),
+            Pose::from_translation(corner + Vec3::Y * 0.3),
+        ),
+        (
+            "sphere proxy",
+            SharedShape::new(proxy(&mut r)),
+            Pose::from_translation(corner + Vec3::Y * 0.4),
+        ),
+        (
+            "deformable mesh",
+            SharedShape::new(small_tube),
+            Pose::from_translation(corner),
+        ),
+        (
+            "height field",
+            height_field(&mut r, HeightFieldFlags::empty()),
+            // A 6 m field below the grid, tilted so that it rises through the grid's x = -2 edge.
+            Pose::from_parts(Vec3::new(0.0, -0.6, 0.0), tilted),
+        ),
+        (
+            "half-space",
+            SharedShape::halfspace(Vec3::Y),
+            Pose::from_parts(Vec3::new(0.0, -0.6, 0.0), tilted),
+        ),
+    ];
+    for (name, other, pose) in others {
+        let governors = grid.governors().to_vec();
+        grid.set_governors(&governors).unwrap();
+        let m = manifolds(&DeformDispatcher, &pose, &grid, &*other);
+        let touching = m.iter().filter(|m| !m.points.is_empty()).count();
+        let refits = grid.refit_stats().node_refits;
+        println!("{name}: {touching} touching manifolds, {refits} of {nodes} nodes refit");
+        assert!(touching > 0, "{name}: no contact");
+        // A bounded shape's box reaches a corner; a plane or a field crosses a whole strip.
+        let bound = if name.starts_with('h') {
+            nodes / 2
+        } else {
+            nodes / 4
+        };
+        assert!(refits < bound, "{name}: {refits} of {nodes} nodes refit");
+    }
+}
