@@ -170,10 +170,13 @@ impl WarmStartTracker {
     }
 }
 
+/// Governors of a deformable collider at a time.
+type PoseFn = fn(f32) -> Vec<Affine>;
+
 struct Scene {
     world: PhysicsWorld,
     /// Deformable colliders re-posed every step.
-    animated: Vec<(ColliderHandle, fn(f32) -> Vec<Affine>)>,
+    animated: Vec<(ColliderHandle, PoseFn)>,
     /// Watched dynamic bodies and their colliders.
     bodies: Vec<(RigidBodyHandle, ColliderHandle)>,
     time: f32,

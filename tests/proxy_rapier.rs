@@ -485,7 +485,8 @@ fn the_dispatcher_keeps_warm_starts_under_per_step_updates() {
     // Before: parry's composite code through the default dispatcher (its workspace is reset by
     // every `shape_mut()`, so manifolds are rebuilt fresh). After: `DeformDispatcher` first,
     // which keys manifolds per (ball, other part) and re-keys them from the incoming list.
-    let cases: [(&str, fn() -> Scene); 5] = [
+    type MakeScene = fn() -> Scene;
+    let cases: [(&str, MakeScene); 5] = [
         ("block on cuboid", || {
             scene(SharedShape::cuboid(10.0, 0.1, 10.0), -0.1, 0.02)
         }),
