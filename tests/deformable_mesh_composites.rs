@@ -733,6 +733,43 @@ fn contact_queries_refit_only_the_nodes_they_reach() {
         let refits = grid.refit_stats().node_refits;
         println!("{name}: {touching} touching manifolds, {refits} of {nodes} nodes refit");
         assert!(touching > 0, "{name}: no contact");
+        // Cost against parry's TriMesh of the same deformed grid (printed, not asserted:
+        // timings on a shared machine are noisy). Ours includes re-posing and the lazy refits.
+        let trimesh = trimesh_of(&grid);
+        let reference: SharedShape = if other.as_heightfield().is_some() {
+            compound_of(&trimesh)
+        } else {
+            SharedShape::new(trimesh)
+        };
+        let theirs_other = match other.as_shape::<DeformableMeshShape>() {
+            Some(m) => SharedShape::new(trimesh_of(m)),
+            None => other.clone(),
+        };
+        let (mut ours_ns, mut theirs_ns) = (u128::MAX, u128::MAX);
+        for _ in 0..5 {
+            let t = std::time::Instant::now();
+            for _ in 0..20 {
+                grid.set_governors(&governors).unwrap();
+                std::hint::black_box(manifolds(&DeformDispatcher, &pose, &grid, &*other));
+            }
+            ours_ns = ours_ns.min(t.elapsed().as_nanos() / 20);
+            let t = std::time::Instant::now();
+            for _ in 0..20 {
+                std::hint::black_box(manifolds(
+                    &DefaultQueryDispatcher,
+                    &pose,
+                    &*reference,
+                    &*theirs_other,
+                ));
+            }
+            theirs_ns = theirs_ns.min(t.elapsed().as_nanos() / 20);
+        }
+        println!(
+            "{name}: {:.1} µs per query vs parry {:.1} µs (ratio {:.2})",
+            ours_ns as f64 / 1e3,
+            theirs_ns as f64 / 1e3,
+            ours_ns as f64 / theirs_ns as f64
+        );
         // A bounded shape's box reaches a corner; a plane or a field crosses a whole strip.
         let bound = if name.starts_with('h') {
             nodes / 2
