@@ -6,7 +6,11 @@
 //! shape casts and nonlinear casts (so CCD), while ray casts and point queries go through
 //! [`CompositeShapeRef`]. All of those read the BVH's stored boxes, so every update refits it
 //! at once (a few microseconds for hundreds of spheres). `is_deformable()` is `true`, so contact
-//! manifolds never reuse points cached under the previous shape.
+//! manifolds never reuse points cached under the previous shape. With
+//! [`crate::query::DeformDispatcher`] first in the chain, its pairs are handled there instead:
+//! manifolds keyed per (ball, other part) and re-keyed every step, so warm starts survive the
+//! workspace reset of `shape_mut()` (parry's composite path loses them for single-manifold
+//! pairs).
 //!
 //! Mass properties are explicit: by default those of the closed rest mesh (or, built from bare
 //! spheres, of their sampled union) scaled by the collider's density. They do not follow the
