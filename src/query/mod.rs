@@ -19,11 +19,17 @@
 //! parry's own convex–convex routines, so contacts equal those of a parry `TriMesh` built on the
 //! deformed vertices. Contact manifolds, intersection tests, distances, contacts, closest points
 //! and linear shape casts are handled. Every other pair involving the mesh (`TriMesh`,
-//! `HeightField`, `Compound`, `SphereProxyShape`, another deformable mesh, half-spaces) and
-//! nonlinear shape casts (so CCD) return `Err(Unsupported)`; the chain then reaches parry, which handles none of
+//! `HeightField`, `Compound`, `SphereProxyShape`, another deformable mesh, half-spaces)
+//! returns `Err(Unsupported)`; the chain then reaches parry, which handles none of
 //! them either, so such pairs produce no contact.
+//!
+//! Nonlinear shape casts (Rapier's CCD) are handled for every pair involving a
+//! [`DeformableMeshShape`] or a [`SphereProxyShape`](crate::shape::SphereProxyShape) that
+//! splits into pairs of convex parts; see `nonlinear_cast` for the pairs, the two modes and why
+//! CCD ignores grazing contacts.
 
 mod contact_manifolds_deformable_convex;
+mod nonlinear_cast;
 mod queries_deformable_convex;
 
 use rapier3d::math::{Pose, Real, Vector};
@@ -152,15 +158,23 @@ impl QueryDispatcher for DeformDispatcher {
 
     fn cast_shapes_nonlinear(
         &self,
-        _motion1: &NonlinearRigidMotion,
-        _g1: &dyn Shape,
-        _motion2: &NonlinearRigidMotion,
-        _g2: &dyn Shape,
-        _start_time: Real,
-        _end_time: Real,
-        _stop_at_penetration: bool,
+        motion1: &NonlinearRigidMotion,
+        g1: &dyn Shape,
+        motion2: &NonlinearRigidMotion,
+        g2: &dyn Shape,
+        start_time: Real,
+        end_time: Real,
+        stop_at_penetration: bool,
     ) -> Result<Option<ShapeCastHit>, Unsupported> {
-        Err(Unsupported)
+        nonlinear_cast::cast_shapes_nonlinear(
+            motion1,
+            g1,
+            motion2,
+            g2,
+            start_time,
+            end_time,
+            stop_at_penetration,
+        )
     }
 }
 
