@@ -23,10 +23,16 @@
 //! returns `Err(Unsupported)`; the chain then reaches parry, which handles none of
 //! them either, so such pairs produce no contact.
 //!
-//! Nonlinear shape casts (Rapier's CCD) are handled for every pair involving a
-//! [`DeformableMeshShape`] or a [`SphereProxyShape`](crate::shape::SphereProxyShape) that
-//! splits into pairs of convex parts; see `nonlinear_cast` for the pairs, the two modes and why
-//! CCD ignores grazing contacts.
+//! Nonlinear shape casts (Rapier's CCD and `QueryPipeline::cast_shape_nonlinear`) are handled
+//! for a [`DeformableMeshShape`] against convex shapes and parry composites, and for a
+//! [`SphereProxyShape`](crate::shape::SphereProxyShape) against anything its balls can be cast
+//! against (both orders): conservative advancement over the crate's trees, parry's cast per
+//! pair of convex parts, the earliest hit wins; the shapes keep their current deformation
+//! during the cast. With `stop_at_penetration` the time of impact is parry's against a
+//! `TriMesh` of the deformed vertices or a `Compound` of the balls. Without it (what Rapier's
+//! CCD asks) a hit of two parts counts only if they would still sink into each other by more
+//! than half their summed `ccd_thickness` before the interval ends, so a body sliding on a
+//! surface is not clamped by contacts that cannot tunnel.
 
 mod contact_manifolds_deformable_convex;
 mod nonlinear_cast;
