@@ -31,8 +31,8 @@
 //! during the cast. With `stop_at_penetration` the time of impact is parry's against a
 //! `TriMesh` of the deformed vertices or a `Compound` of the balls. Without it (what Rapier's
 //! CCD asks) a hit of two parts counts only if they would still sink into each other by more
-//! than half their summed `ccd_thickness` before the interval ends, so a body sliding on a
-//! surface is not clamped by contacts that cannot tunnel.
+//! than half the thinner part's `ccd_thickness` before the interval ends, so a body sliding on
+//! a surface is not clamped by grazing contacts.
 
 mod contact_manifolds_deformable_convex;
 mod nonlinear_cast;

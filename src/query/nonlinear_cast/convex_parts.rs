@@ -2,8 +2,7 @@
 
 use rapier3d::math::{Pose, Real, Vector};
 use rapier3d::parry::query::details::{
-    NonlinearShapeCastMode, cast_shapes_nonlinear_composite_shape_shape,
-    cast_shapes_nonlinear_shape_composite_shape, cast_shapes_nonlinear_shape_voxels,
+    NonlinearShapeCastMode, cast_shapes_nonlinear_shape_voxels,
     cast_shapes_nonlinear_support_map_support_map, cast_shapes_nonlinear_voxels_shape,
 };
 use rapier3d::parry::query::{
@@ -13,22 +12,38 @@ use rapier3d::parry::query::{
 use rapier3d::parry::shape::Shape;
 
 use super::motion_bound::approach_speed;
-use super::{deformable_mesh, sphere_proxy};
-use crate::shape::{DeformableMeshShape, SphereProxyShape};
+use super::{composite, deformable_mesh};
+use crate::shape::DeformableMeshShape;
 
-/// Fraction of the summed thickness of two convex parts that the rest of the cast interval
-/// must push them into each other for a hit to count in CCD mode (Rapier's own fast-body
-/// criterion uses the same half).
-pub(super) const CCD_DEPTH_FRACTION: Real = 0.5;
+/// Fraction of the thinner part's `ccd_thickness` that the rest of the cast interval must push
+/// two convex parts into each other for a hit to count in CCD mode (Rapier's own fast-body
+/// criterion lets a body move half its thickness per step unswept).
+const CCD_DEPTH_FRACTION: Real = 0.5;
+
+/// How deep two convex parts of `ccd_thickness` `thickness1` and `thickness2` must still sink
+/// into each other after a hit for it to count in CCD mode: [`CCD_DEPTH_FRACTION`] of the
+/// thinner one, ignoring a part without thickness (a triangle), 0 if neither has any.
+///
+/// # Performance
+/// O(1).
+pub(super) fn ccd_min_depth(thickness1: Real, thickness2: Real) -> Real {
+    let thinner = match (thickness1 > 0.0, thickness2 > 0.0) {
+        (true, true) => thickness1.min(thickness2),
+        (true, false) => thickness1,
+        (false, true) => thickness2,
+        (false, false) => 0.0,
+    };
+    CCD_DEPTH_FRACTION * thinner
+}
 
 /// The dispatcher the crate's nonlinear casts recurse through. Its `cast_shapes_nonlinear`:
 ///
-/// 1. a [`SphereProxyShape`] (either side) is split into its balls;
+/// 1. a composite shape (either side: a `SphereProxyShape`, parry's `TriMesh`, `Compound`,
+///    `Polyline`) is split into its parts over its BVH;
 /// 2. a [`DeformableMeshShape`] against a shape with a support map is split into triangles
 ///    (two meshes: `Unsupported`);
 /// 3. two support-map shapes go through parry's support-map cast;
-/// 4. parry composites (`TriMesh`, `Compound`, `Polyline`) and voxels go through parry's own
-///    composite casts, which call back into this dispatcher for each part.
+/// 4. voxels go through parry's voxel casts, which call back into this dispatcher per voxel.
 ///
 /// Every other query is only ever asked about parry's convex parts (by parry's support-map cast)
 /// and goes to `DefaultQueryDispatcher`.
@@ -38,11 +53,11 @@ pub(super) struct PartCaster;
 impl PartCaster {
     /// Step 3: one pair of convex parts. With `stop_at_penetration` this is exactly parry's
     /// cast; without it (Rapier's CCD), parry's directional cast, and a hit counts only if the
-    /// parts still approach fast enough to sink into each other by more than
-    /// [`CCD_DEPTH_FRACTION`] of their summed `ccd_thickness` before `end_time`. Anything
-    /// shallower cannot tunnel and is left to the contact solver; without this rule a part that
-    /// grazes a surface a fraction of a millimetre away clamps the whole body's motion (a car
-    /// sliding on the ground).
+    /// parts still approach fast enough to sink into each other by more than [`ccd_min_depth`]
+    /// (half the thinner part's `ccd_thickness`) before `end_time`. Anything shallower is what
+    /// Rapier lets a body that is not fast do in one step, and is left to the contact solver;
+    /// without this rule a part that grazes a surface a fraction of a millimetre away clamps the
+    /// whole body's motion (a car sliding on the ground).
     #[allow(clippy::too_many_arguments)]
     fn cast_convex_pair(
         motion1: &NonlinearRigidMotion,
@@ -75,8 +90,7 @@ impl PartCaster {
             return Some(hit);
         }
         let depth = approach_speed(&hit, motion1, motion2) * (end_time - hit.time_of_impact);
-        let threshold = CCD_DEPTH_FRACTION * (g1.ccd_thickness() + g2.ccd_thickness());
-        (depth > threshold).then_some(hit)
+        (depth > ccd_min_depth(g1.ccd_thickness(), g2.ccd_thickness())).then_some(hit)
     }
 }
 
@@ -141,15 +155,16 @@ impl QueryDispatcher for PartCaster {
         stop_at_penetration: bool,
     ) -> Result<Option<ShapeCastHit>, Unsupported> {
         let (t0, t1, stop) = (start_time, end_time, stop_at_penetration);
-        // 1. Sphere proxies, split into balls.
-        if let Some(proxy) = g1.as_shape::<SphereProxyShape>() {
-            return Ok(sphere_proxy::cast(
-                self, motion1, proxy, motion2, g2, t0, t1, stop,
+        // 1. Composites (sphere proxies, parry's `TriMesh`, `Compound`, `Polyline`), split into
+        //    their parts.
+        if let Some(c1) = g1.as_composite_shape() {
+            return Ok(composite::cast(
+                self, motion1, c1, motion2, g2, t0, t1, stop,
             ));
         }
-        if let Some(proxy) = g2.as_shape::<SphereProxyShape>() {
+        if let Some(c2) = g2.as_composite_shape() {
             return Ok(
-                sphere_proxy::cast(self, motion2, proxy, motion1, g1, t0, t1, stop)
+                composite::cast(self, motion2, c2, motion1, g1, t0, t1, stop)
                     .map(ShapeCastHit::swapped),
             );
         }
@@ -178,16 +193,8 @@ impl QueryDispatcher for PartCaster {
                 motion1, g1, motion2, g2, t0, t1, stop,
             ));
         }
-        // 4. Parry's composites and voxels; their parts come back here.
-        if let Some(c1) = g1.as_composite_shape() {
-            Ok(cast_shapes_nonlinear_composite_shape_shape(
-                self, motion1, c1, motion2, g2, t0, t1, stop,
-            ))
-        } else if let Some(c2) = g2.as_composite_shape() {
-            Ok(cast_shapes_nonlinear_shape_composite_shape(
-                self, motion1, g1, motion2, c2, t0, t1, stop,
-            ))
-        } else if let Some(v1) = g1.as_voxels() {
+        // 4. Voxels, through parry's cast; their parts come back here.
+        if let Some(v1) = g1.as_voxels() {
             Ok(cast_shapes_nonlinear_voxels_shape(
                 self, motion1, v1, motion2, g2, t0, t1, stop,
             ))

@@ -4,7 +4,7 @@ use rapier3d::math::Real;
 use rapier3d::parry::query::{NonlinearRigidMotion, QueryDispatcher, ShapeCastHit};
 use rapier3d::parry::shape::Shape;
 
-use super::convex_parts::{CCD_DEPTH_FRACTION, PartCaster};
+use super::convex_parts::{PartCaster, ccd_min_depth};
 use super::motion_bound::{ClosingBound, StartGap, reach};
 use crate::shape::DeformableMeshShape;
 
@@ -44,7 +44,7 @@ pub(super) fn cast(
     let bound = ClosingBound::new(motion_mesh, motion_other, reach_other, start_time, end_time);
     // Triangles have no thickness: in CCD mode a hit counts when the other shape sinks deeper
     // than this (see `PartCaster`).
-    let min_depth = CCD_DEPTH_FRACTION * other.ccd_thickness();
+    let min_depth = ccd_min_depth(0.0, other.ccd_thickness());
     let centre = motion_mesh.local_center;
     let lower_bound = |aabb: &rapier3d::parry::bounding_volume::Aabb, best: Real| {
         let gap = gaps.lower_bound(aabb);

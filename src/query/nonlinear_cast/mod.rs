@@ -11,34 +11,38 @@
 //!
 //! Handled pairs (both argument orders):
 //!
-//! | pair | parts |
+//! | pair | split into |
 //! |---|---|
-//! | `DeformableMeshShape` – convex shape with a support map | triangle – shape |
-//! | `DeformableMeshShape` – parry composite (`TriMesh`, `Compound`, `Polyline`), voxels | triangle – part (parry's composite cast outside, the mesh inside) |
-//! | `SphereProxyShape` – anything the parts below support | ball – shape |
+//! | `SphereProxyShape` (or any composite reached while splitting: `TriMesh`, `Compound`, `Polyline`) – anything | ball (part) – shape, over its BVH |
+//! | `DeformableMeshShape` – convex shape with a support map | triangle – shape, over its tree |
+//! | two convex shapes (reached while splitting) | parry's support-map cast |
+//! | voxels (reached while splitting) | parry's voxel cast, its voxels coming back here |
 //!
-//! So a proxy against convex shapes, parry composites, voxels, a deformable mesh or another
-//! proxy works, as a parry `Compound` of the same balls would (parry's `Compound` cast gives
-//! the same hits); two deformable meshes and half-spaces (which parry's nonlinear cast does not
-//! support either) return `Err(Unsupported)`.
+//! So a proxy works against convex shapes, parry composites, voxels, a deformable mesh or
+//! another proxy, and a mesh against convex shapes and composites; two deformable meshes and
+//! half-spaces (which parry's nonlinear cast does not support either) return
+//! `Err(Unsupported)`. The result is the earliest of parry's casts over all pairs of parts.
+//! Parry's own composite casts prune with nonlinear casts of bounding balls and miss the
+//! earliest part now and then; the bound here never prunes a part that can be hit first.
 //!
 //! Two modes, as parry's `stop_at_penetration`:
 //!
 //! * `true` (scene queries, sensors): each pair of parts is exactly parry's cast, so the time of
-//!   impact equals parry's cast against a `TriMesh` built on the deformed vertices or a
-//!   `Compound` of the proxy's balls.
+//!   impact is the earliest of parry's casts of the triangles of a `TriMesh` built on the
+//!   deformed vertices, or of the balls of a `Compound` of the proxy's balls.
 //! * `false` (what Rapier's CCD asks): parry's directional cast per pair of parts, and a hit
 //!   counts only if the parts still approach fast enough to sink into each other by more than
-//!   half their summed `ccd_thickness` before the end of the interval
-//!   ([`convex_parts`] documents why: grazing contacts stopped sliding cars).
+//!   half the thinner part's `ccd_thickness` (a triangle's, zero, does not count) before the
+//!   end of the interval — what Rapier lets a body that is not fast do in one step. Grazing
+//!   contacts otherwise clamp a sliding body (a car on the ground) to a fraction of its motion.
 //!   Parts touching at the start are judged by parry's directional rule. The approach speed is
 //!   taken at the hit (witness points, normal): a rotation that later brings the same two parts
 //!   deeper through another pair of features is not re-examined.
 
+mod composite;
 mod convex_parts;
 mod deformable_mesh;
 mod motion_bound;
-mod sphere_proxy;
 
 use rapier3d::math::Real;
 use rapier3d::parry::query::{NonlinearRigidMotion, QueryDispatcher, ShapeCastHit, Unsupported};
