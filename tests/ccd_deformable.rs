@@ -183,6 +183,10 @@ fn parts(shape: &dyn Shape) -> Vec<(Option<Pose>, SharedShape)> {
     }
 }
 
+/// A filter of the hits of a pair of parts: the hit, then each part's motion and shape.
+type Accept<'a> = dyn Fn(&ShapeCastHit, &NonlinearRigidMotion, &dyn Shape, &NonlinearRigidMotion, &dyn Shape) -> bool
+    + 'a;
+
 /// The earliest time of impact over every pair of parts, each cast with parry (no pruning):
 /// what a `TriMesh` / `Compound` cast computes, minus its tree traversal. `accept` filters the
 /// hits of a pair of parts (its motions and shapes given).
@@ -192,7 +196,7 @@ fn brute_force(
     m2: &NonlinearRigidMotion,
     g2: &dyn Shape,
     stop: bool,
-    accept: &dyn Fn(&ShapeCastHit, &NonlinearRigidMotion, &dyn Shape, &NonlinearRigidMotion, &dyn Shape) -> bool,
+    accept: &Accept<'_>,
 ) -> Option<Real> {
     let place = |m: &NonlinearRigidMotion, pose: &Option<Pose>| match pose {
         Some(p) => m.prepend(*p),
@@ -273,17 +277,26 @@ fn compare(
         && (f.subshape1, f.subshape2) == (b.subshape2, b.subshape1)
     {
         assert!((f.normal1 - b.normal2).length() < 1e-3, "{what}: normals");
-        assert!((f.witness1 - b.witness2).length() < 1e-3, "{what}: witnesses");
+        assert!(
+            (f.witness1 - b.witness2).length() < 1e-3,
+            "{what}: witnesses"
+        );
     }
     let composite = cast(&DefaultQueryDispatcher, m1, r1, m2, r2, true);
     match (forward, composite) {
         (Some(a), Some(b)) => {
-            assert!(a.time_of_impact <= b.time_of_impact + TOI_TOLERANCE, "{what}: later than parry");
+            assert!(
+                a.time_of_impact <= b.time_of_impact + TOI_TOLERANCE,
+                "{what}: later than parry"
+            );
             if (a.time_of_impact - b.time_of_impact).abs() <= TOI_TOLERANCE {
                 tally.parry_equal += 1;
             }
         }
-        (None, Some(b)) => panic!("{what}: parry's composite cast hits at {}", b.time_of_impact),
+        (None, Some(b)) => panic!(
+            "{what}: parry's composite cast hits at {}",
+            b.time_of_impact
+        ),
         (None, None) => tally.parry_equal += 1,
         (Some(_), None) => {}
     }
@@ -295,7 +308,10 @@ fn compare(
 /// on most (it misses some earliest parts: its tree pruning casts bounding balls).
 fn check_tally(tally: &Agreement) {
     eprintln!("{tally:?}");
-    assert!(tally.hits > tally.trials / 2 && tally.hits < tally.trials, "{tally:?}");
+    assert!(
+        tally.hits > tally.trials / 2 && tally.hits < tally.trials,
+        "{tally:?}"
+    );
     assert!(tally.parry_equal * 10 >= tally.trials * 8, "{tally:?}");
 }
 
@@ -310,8 +326,7 @@ fn mesh_casts_equal_parry_casts_on_the_deformed_triangles() {
     ];
     let mut tally = Agreement::default();
     for pose in 0..5 {
-        let shape =
-            DeformableMeshShape::new(tree.clone(), &bent(0.2 * pose as f32 - 0.4)).unwrap();
+        let shape = DeformableMeshShape::new(tree.clone(), &bent(0.2 * pose as f32 - 0.4)).unwrap();
         let reference = trimesh_of(&shape);
         for _ in 0..12 {
             // The mesh drifts and spins slowly; the other shape is thrown at a point of the tube.
@@ -463,7 +478,14 @@ fn ccd_mode_is_parry_without_shallow_hits() {
             random_vector(&mut r, 0.5),
         );
         let expected = brute_force(&motion, &ball, &still, &reference, false, &deep_enough);
-        let any = brute_force(&motion, &ball, &still, &reference, false, &|_, _, _, _, _| true);
+        let any = brute_force(
+            &motion,
+            &ball,
+            &still,
+            &reference,
+            false,
+            &|_, _, _, _, _| true,
+        );
         for got in [
             cast(&DeformDispatcher, &motion, &ball, &still, &shape, false),
             cast(&DeformDispatcher, &still, &shape, &motion, &ball, false),
@@ -477,7 +499,10 @@ fn ccd_mode_is_parry_without_shallow_hits() {
         hits += usize::from(expected.is_some());
         shallow += usize::from(any.is_some() && any != expected);
     }
-    assert!(hits > 20 && shallow > 3, "{hits} deep hits, {shallow} with shallow ones");
+    assert!(
+        hits > 20 && shallow > 3,
+        "{hits} deep hits, {shallow} with shallow ones"
+    );
 }
 
 /// A ball sliding along a surface half a millimetre above it, sinking slowly: parry's cast
@@ -550,7 +575,9 @@ fn fire(projectile: SharedShape, target: SharedShape, (y, z): (f32, f32), ccd: b
             .ccd_enabled(ccd),
     );
     world.insert_collider(
-        ColliderBuilder::new(projectile).restitution(0.0).density(100.0),
+        ColliderBuilder::new(projectile)
+            .restitution(0.0)
+            .density(100.0),
         Some(body),
     );
     let mut max_x = f32::MIN;
@@ -622,7 +649,9 @@ fn slide(dispatcher: bool, ccd: bool) -> f32 {
             .ccd_enabled(ccd),
     );
     world.insert_collider(
-        ColliderBuilder::new(SharedShape::new(shape)).density(density).friction(0.5),
+        ColliderBuilder::new(SharedShape::new(shape))
+            .density(density)
+            .friction(0.5),
         Some(body),
     );
     for _ in 0..60 {
@@ -643,5 +672,8 @@ fn a_car_keeps_sliding_with_ccd() {
     // The scenario is one that parry's composite cast gets wrong (it clamps the car at the
     // ground): the test would catch a dispatcher that did the same.
     let parry = slide(false, true);
-    assert!(parry < 0.8 * without, "parry's cast: {parry} m of {without} m");
+    assert!(
+        parry < 0.8 * without,
+        "parry's cast: {parry} m of {without} m"
+    );
 }

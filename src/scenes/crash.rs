@@ -19,8 +19,8 @@ use std::sync::Arc;
 
 use rapier3d::dynamics::{RigidBodyBuilder, RigidBodyHandle};
 use rapier3d::geometry::{ColliderBuilder, ColliderHandle, NarrowPhase, SharedShape};
-use rapier3d::parry::query::{DefaultQueryDispatcher, QueryDispatcher};
 use rapier3d::math::{Pose, Rotation};
+use rapier3d::parry::query::{DefaultQueryDispatcher, QueryDispatcher};
 use rapier3d::pipeline::PhysicsWorld;
 
 use super::barrel::{BARREL_HEIGHT, BARREL_RADIUS, BarrelOptions, barrel, barrel_proxy_options};
@@ -33,8 +33,8 @@ use crate::pipeline::{
     PlasticPipeline,
 };
 use crate::plasticity::PlasticityParams;
-use crate::query::DeformDispatcher;
 use crate::proxy::{MeshDistance, SphereProxy};
+use crate::query::DeformDispatcher;
 
 /// Car mass (kg).
 pub const CAR_MASS: f32 = 1500.0;

@@ -68,7 +68,8 @@ pub(super) fn cast(
                 let r = reach(centre, &aabb).min((ball.center - centre).length() + ball.radius);
                 if !stop_at_penetration
                     && convex_other
-                    && bound.max_depth(gap, r) <= ccd_min_depth(part.ccd_thickness(), other_thickness)
+                    && bound.max_depth(gap, r)
+                        <= ccd_min_depth(part.ccd_thickness(), other_thickness)
                 {
                     return;
                 }

@@ -35,9 +35,9 @@
 //!   half the thinner part's `ccd_thickness` (a triangle's, zero, does not count) before the
 //!   end of the interval — what Rapier lets a body that is not fast do in one step. Grazing
 //!   contacts otherwise clamp a sliding body (a car on the ground) to a fraction of its motion.
-//!   Parts touching at the start are judged by parry's directional rule. The approach speed is
-//!   taken at the hit (witness points, normal): a rotation that later brings the same two parts
-//!   deeper through another pair of features is not re-examined.
+//!   Parts that start in contact go through parry's directional rule first, then this one.
+//!   The approach speed is taken at the hit (witness points, normal): a rotation that later
+//!   brings the same two parts deeper through another pair of features is not re-examined.
 
 mod composite;
 mod convex_parts;

@@ -210,7 +210,8 @@ mod tests {
             let reach1 = (p1 - m1.local_center).length();
             let reach2 = (p2 - m2.local_center).length();
             let bound = ClosingBound::new(&m1, &m2, reach2, 0.0, 1.0);
-            let distance = |t: f32| (m1.position_at_time(t) * p1 - m2.position_at_time(t) * p2).length();
+            let distance =
+                |t: f32| (m1.position_at_time(t) * p1 - m2.position_at_time(t) * p2).length();
             let d0 = distance(0.0);
             // The first time the points come within half their initial distance.
             let target = 0.5 * d0;
