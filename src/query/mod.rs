@@ -28,8 +28,10 @@
 //! [`SphereProxyShape`](crate::shape::SphereProxyShape) against anything its balls can be cast
 //! against (both orders): conservative advancement over the crate's trees, parry's cast per
 //! pair of convex parts, the earliest hit wins; the shapes keep their current deformation
-//! during the cast. With `stop_at_penetration` the time of impact is parry's against a
-//! `TriMesh` of the deformed vertices or a `Compound` of the balls. Without it (what Rapier's
+//! during the cast. With `stop_at_penetration` the time of impact is the earliest of parry's
+//! casts of the triangles of a `TriMesh` of the deformed vertices or of the balls of a
+//! `Compound` (parry's own composite cast, pruning with bounding balls, now and then misses
+//! that earliest part and reports a later one). Without it (what Rapier's
 //! CCD asks) a hit of two parts counts only if they would still sink into each other by more
 //! than half the thinner part's `ccd_thickness` before the interval ends, so a body sliding on
 //! a surface is not clamped by grazing contacts.
