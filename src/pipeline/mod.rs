@@ -39,6 +39,12 @@
 //! 6. **Restitution** is lowered while the body is still absorbing a dent.
 //! 7. **Events**: one [`DentEvent`] per plastic vertex that received yielded contacts.
 //!
+//! **Continuous collision detection.** Install [`crate::query::DeformDispatcher`] first in the
+//! world's narrow phase (`NarrowPhase::with_query_dispatcher(DeformDispatcher.chain(
+//! DefaultQueryDispatcher))`): Rapier sweeps a fast sphere-proxy body with a nonlinear cast
+//! through the dispatcher, and parry's own cast clamps a body sliding on the ground to a fraction
+//! of its motion (see [`crate::query`]).
+//!
 //! Render meshes are re-blended on demand ([`PlasticPipeline::render_positions`]), so a game pays
 //! for them only in frames it draws.
 //!

@@ -31,11 +31,24 @@
 //! `queries_parts.rs`. The mesh's lazy caches are atomics stamped with an epoch, so Rapier's
 //! `parallel` narrow phase may query one mesh from several threads.
 //!
+//! Nonlinear shape casts (Rapier's CCD and `QueryPipeline::cast_shape_nonlinear`) are handled
+//! for a [`DeformableMeshShape`] against convex shapes and parry composites, and for a
+//! [`SphereProxyShape`](crate::shape::SphereProxyShape) against anything its balls can be cast
+//! against (both orders): conservative advancement over the crate's trees, parry's cast per
+//! pair of convex parts, the earliest hit wins; the shapes keep their current deformation
+//! during the cast. With `stop_at_penetration` the time of impact is the earliest of parry's
+//! casts of the triangles of a `TriMesh` of the deformed vertices or of the balls of a
+//! `Compound` (parry's own composite cast, pruning with bounding balls, now and then misses
+//! that earliest part and reports a later one). Without it (what Rapier's
+//! CCD asks) a hit of two parts counts only if they would still sink into each other by more
+//! than half the thinner part's `ccd_thickness` before the interval ends, so a body sliding on
+//! a surface is not clamped by grazing contacts.
+//!
 //! Left `Err(Unsupported)` (the chain then reaches parry): `Voxels` against either crate shape
 //! (neither a tree of convex parts nor a support map; parry has no voxels–custom-shape path
 //! either, so such pairs get no contact), the distance to a height field (parry has none: no
-//! lower bound over its cells), custom shapes without a support map, and nonlinear shape casts
-//! (CCD). Pairs without a crate shape always fall through.
+//! lower bound over its cells) and custom shapes without a support map. Pairs without a crate
+//! shape always fall through.
 //!
 //! parry 0.31.1's contact query for a support-mapped shape first and a half-space second does
 //! not invert the pose it hands to the half-space-first routine; part contacts in that order
@@ -43,6 +56,7 @@
 
 mod contact_manifolds_deformable_convex;
 mod contact_manifolds_parts;
+mod nonlinear_cast;
 mod pairs_dual_tree;
 mod pairs_halfspace;
 mod pairs_heightfield;
@@ -197,15 +211,23 @@ impl QueryDispatcher for DeformDispatcher {
 
     fn cast_shapes_nonlinear(
         &self,
-        _motion1: &NonlinearRigidMotion,
-        _g1: &dyn Shape,
-        _motion2: &NonlinearRigidMotion,
-        _g2: &dyn Shape,
-        _start_time: Real,
-        _end_time: Real,
-        _stop_at_penetration: bool,
+        motion1: &NonlinearRigidMotion,
+        g1: &dyn Shape,
+        motion2: &NonlinearRigidMotion,
+        g2: &dyn Shape,
+        start_time: Real,
+        end_time: Real,
+        stop_at_penetration: bool,
     ) -> Result<Option<ShapeCastHit>, Unsupported> {
-        Err(Unsupported)
+        nonlinear_cast::cast_shapes_nonlinear(
+            motion1,
+            g1,
+            motion2,
+            g2,
+            start_time,
+            end_time,
+            stop_at_penetration,
+        )
     }
 }
 
