@@ -8,7 +8,7 @@ use common::{tube, tube_weights};
 use rapier3d::parry::query::{DefaultQueryDispatcher, QueryDispatcher};
 use rapier3d::prelude::*;
 use rapier3d_deform::DeformError;
-use rapier3d_deform::bn_tree::BnTree;
+use rapier3d_deform::bn_tree::{BnTree, BnTreeOptions};
 use rapier3d_deform::deformation::Affine;
 use rapier3d_deform::math::{Mat3, Quat, Vec3};
 use rapier3d_deform::pipeline::{DeformableMeshSelfCollisions, pose_deformable_mesh};
@@ -42,10 +42,21 @@ fn fold(t: f32) -> Vec<Affine> {
     bent_pose(&angles, Vec3::new(0.0, 0.3, 1.0).normalize())
 }
 
-fn tube_tree(rings: usize, segments: usize) -> Arc<BnTree> {
+/// The tube's tree; `lazy_only` puts O(m) data on every internal node and uses small leaves, so
+/// that refit counts measure laziness alone, not the build heuristic that trades O(m) data for
+/// bottom-up refits of small subtrees.
+fn tube_tree(rings: usize, segments: usize, lazy_only: bool) -> Arc<BnTree> {
     let mesh = tube(LENGTH, rings, segments);
     let weights = tube_weights(&mesh, BONES, LENGTH, 4);
-    Arc::new(BnTree::build(&mesh, mesh.positions(), &weights).unwrap())
+    let options = if lazy_only {
+        BnTreeOptions {
+            leaf_triangles: 4,
+            governor_cost: 0.0,
+        }
+    } else {
+        BnTreeOptions::default()
+    };
+    Arc::new(BnTree::build_with(&mesh, mesh.positions(), &weights, options).unwrap())
 }
 
 fn world_with_mesh(tree: Arc<BnTree>) -> (PhysicsWorld, ColliderHandle) {
@@ -73,7 +84,7 @@ fn mesh_shape(world: &PhysicsWorld, h: ColliderHandle) -> &DeformableMeshShape {
 
 #[test]
 fn a_pose_update_is_o_m_and_the_shape_flag_recomputes_nothing_o_n() {
-    let tree = tube_tree(160, 32);
+    let tree = tube_tree(160, 32, true);
     let (nodes, vertices) = (tree.nodes().len(), tree.rest_positions().len());
     let (mut world, mesh) = world_with_mesh(tree);
     let shape_ptr =
@@ -139,7 +150,7 @@ fn a_pose_update_is_o_m_and_the_shape_flag_recomputes_nothing_o_n() {
 
 #[test]
 fn self_collisions_equal_the_brute_force_oracle_every_step() {
-    let tree = tube_tree(40, 16);
+    let tree = tube_tree(40, 16, false);
     let (mut world, mesh) = world_with_mesh(tree.clone());
     let mut self_collisions = DeformableMeshSelfCollisions::default();
     self_collisions.insert(&world.colliders, mesh).unwrap();
@@ -171,7 +182,7 @@ fn self_collisions_equal_the_brute_force_oracle_every_step() {
 
 #[test]
 fn bad_handles_and_shapes_are_typed_errors() {
-    let (mut world, mesh) = world_with_mesh(tube_tree(8, 8));
+    let (mut world, mesh) = world_with_mesh(tube_tree(8, 8, false));
     let ball = world.colliders.insert(ColliderBuilder::ball(1.0).build());
     let mut self_collisions = DeformableMeshSelfCollisions::default();
     assert!(matches!(

@@ -4,12 +4,13 @@ use std::sync::Arc;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rapier3d::math::IVector as IVec3;
 use rapier3d::math::{Pose, Real};
 use rapier3d::parry::query::{
     ClosestPoints, ContactManifold, DefaultQueryDispatcher, PersistentQueryDispatcher, PointQuery,
     QueryDispatcher, Ray, RayCast, ShapeCastOptions,
 };
-use rapier3d::parry::shape::{Ball, Capsule, Cuboid, Shape, TriMesh};
+use rapier3d::parry::shape::{Ball, Capsule, Cuboid, Shape, TriMesh, Voxels};
 use rapier3d_deform::bn_tree::BnTree;
 use rapier3d_deform::deformation::{Affine, ConvexWeights};
 use rapier3d_deform::math::{Mat3, Quat, Vec3};
@@ -363,9 +364,11 @@ fn one_shot_queries_equal_trimesh_queries() {
 fn unhandled_pairs_are_unsupported() {
     let (shape, trimesh) = fixture();
     let ball = Ball::new(0.2);
+    let voxels = Voxels::new(Vec3::splat(0.1), &[IVec3::ZERO, IVec3::X]);
     let pose = Pose::IDENTITY;
     let mut m: Manifolds = Vec::new();
     let mut ws = None;
+    // Pairs without a crate shape belong to the next dispatcher of the chain.
     assert!(
         DeformDispatcher
             .contact_manifolds(&pose, &ball, &ball, 0.0, &mut m, &mut ws)
@@ -373,18 +376,31 @@ fn unhandled_pairs_are_unsupported() {
     );
     assert!(
         DeformDispatcher
-            .contact_manifolds(&pose, &shape, &trimesh, 0.0, &mut m, &mut ws)
-            .is_err()
-    );
-    assert!(
-        DeformDispatcher
-            .contact_manifolds(&pose, &shape, &shape, 0.0, &mut m, &mut ws)
+            .contact_manifolds(&pose, &trimesh, &ball, 0.0, &mut m, &mut ws)
             .is_err()
     );
     assert!(
         DeformDispatcher
             .intersection_test(&pose, &trimesh, &ball)
             .is_err()
+    );
+    // Voxels are not handled (neither a tree of convex parts nor a support map).
+    assert!(
+        DeformDispatcher
+            .contact_manifolds(&pose, &shape, &voxels, 0.0, &mut m, &mut ws)
+            .is_err()
+    );
+    assert!(DeformDispatcher.distance(&pose, &voxels, &shape).is_err());
+    // A deformable mesh against a TriMesh or another deformable mesh is handled.
+    assert!(
+        DeformDispatcher
+            .contact_manifolds(&pose, &shape, &trimesh, 0.0, &mut m, &mut ws)
+            .is_ok()
+    );
+    assert!(
+        DeformDispatcher
+            .contact_manifolds(&pose, &shape, &shape, 0.0, &mut m, &mut ws)
+            .is_ok()
     );
 }
 

@@ -1,58 +1,29 @@
 //! Contract: with `DeformDispatcher` installed first in Rapier's narrow phase, a dynamic ball and a dynamic box resting on a kinematic skinned `DeformableMeshShape` (re-posed through `shape_mut()` every step) stay at rest: drift ≤ 1 mm over 5 s; without the dispatcher the box falls through; scene queries (ray casts, shape intersection, shape casts) reach the deformed mesh; a rain of balls gives identical results for 1 and 2 threads (with `parallel`).
 
+mod common;
+
 use std::sync::Arc;
 
 use rapier3d::parry::query::{DefaultQueryDispatcher, QueryDispatcher, ShapeCastOptions};
 use rapier3d::prelude::*;
 use rapier3d_deform::bn_tree::{BnTree, BnTreeOptions};
-use rapier3d_deform::deformation::{Affine, ConvexWeights};
+use rapier3d_deform::deformation::Affine;
 use rapier3d_deform::math::{Mat3, Vec3};
-use rapier3d_deform::mesh::TriangleMesh;
 use rapier3d_deform::query::DeformDispatcher;
 use rapier3d_deform::shape::DeformableMeshShape;
 
 const SURFACE_Y: f32 = 0.2;
 
-/// A 4 × 4 grid in the xz plane (normals +y), skinned to two bones blended along x.
+/// The 4 × 4 skinned grid of the shared fixtures with every internal node bounding itself in
+/// O(m) (governor_cost 0), so that the refit count measures laziness alone, not the build
+/// heuristic that trades O(m) data for bottom-up refits.
 fn grid(n: usize) -> Arc<BnTree> {
-    let mut p = Vec::new();
-    for j in 0..=n {
-        for i in 0..=n {
-            p.push(Vec3::new(
-                -2.0 + 4.0 * i as f32 / n as f32,
-                0.0,
-                -2.0 + 4.0 * j as f32 / n as f32,
-            ));
-        }
-    }
-    let id = |i: usize, j: usize| (j * (n + 1) + i) as u32;
-    let mut t = Vec::new();
-    for j in 0..n {
-        for i in 0..n {
-            let (a, b, c, d) = (id(i, j), id(i + 1, j), id(i, j + 1), id(i + 1, j + 1));
-            t.push([a, c, b]);
-            t.push([b, c, d]);
-        }
-    }
-    let rows: Vec<Vec<(u32, f32)>> = p
-        .iter()
-        .map(|q| {
-            let w1 = ((q.x + 2.0) / 4.0).clamp(0.0, 1.0);
-            [(0u32, 1.0 - w1), (1u32, w1)]
-                .into_iter()
-                .filter(|(_, w)| *w > 0.0)
-                .collect()
-        })
-        .collect();
-    let weights = ConvexWeights::from_rows(rows, 2).unwrap();
-    let mesh = TriangleMesh::new(p.clone(), t).unwrap();
-    // Every internal node bounds itself in O(m) (governor_cost 0), so the refit count measures
-    // laziness alone, not the build heuristic that trades O(m) data for bottom-up refits.
+    // Small leaves give the 512-triangle grid enough nodes for laziness to show.
     let options = BnTreeOptions {
         governor_cost: 0.0,
-        ..Default::default()
+        leaf_triangles: 4,
     };
-    Arc::new(BnTree::build_with(&mesh, &p, &weights, options).unwrap())
+    common::skinned_grid(n, options)
 }
 
 /// Both bones lift the grid to `SURFACE_Y`; the second stretches it along x by an animated

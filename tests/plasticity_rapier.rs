@@ -10,6 +10,8 @@ use rapier3d_deform::pipeline::{
 };
 use rapier3d_deform::plasticity::PlasticityParams;
 use rapier3d_deform::proxy::{PackOptions, ProxyOptions, SdfOptions, SphereProxy};
+use rapier3d_deform::query::DeformDispatcher;
+use rapier3d_deform::rapier3d::parry::query::{DefaultQueryDispatcher, QueryDispatcher};
 use rapier3d_deform::rapier3d::prelude::*;
 use rapier3d_deform::scenes::crash::insert_ground;
 
@@ -104,7 +106,8 @@ struct Drop {
 fn drop_box(asset: &Arc<PlasticAsset>, rotation: Quat, height: f32, speed: f32) -> Drop {
     let mut world = PhysicsWorld::new();
     world.integration_parameters.dt = 1.0 / 240.0;
-    world.integration_parameters.max_ccd_substeps = 0;
+    world.narrow_phase =
+        NarrowPhase::with_query_dispatcher(DeformDispatcher.chain(DefaultQueryDispatcher));
     insert_ground(&mut world);
     // Rotating about the box's centre (0, 0.3, 0).
     let centre = Vec3::new(0.0, 0.3, 0.0);

@@ -8,6 +8,8 @@
 //! * **BN-Tree fast** (same, `CullingMode::Fast`: the seed paper's normal test only);
 //! * **HSC** (`RefitPolicy::BottomUpEveryFrame`, conservative): Volino & Magnenat-Thalmann's
 //!   bottom-up refit of every cone and box from the deformed vertices, same traversal;
+//! * **HSC fast** (same, normal test only): the comparison of the seed paper's Fig. 2–4, where
+//!   neither method runs the contour test;
 //! * **BVH refit** (`self_collision::BvhRefitSelfCollision`): deform every vertex, refit parry's
 //!   `Bvh`, self-overlap traversal, exact tests, no normal culling.
 //!
@@ -50,6 +52,7 @@ struct FrameResult {
     bntree_ms: f64,
     bntree_fast_ms: f64,
     hsc_ms: f64,
+    hsc_fast_ms: f64,
     bvh_ms: f64,
     /// Contour-test time of the BN-Tree (median over passes, ms).
     contour_ms: f64,
@@ -136,7 +139,8 @@ fn measure(anim: &Animation, passes: usize, brute_force_reference: bool) -> Meas
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
 
     let n = anim.frames.len();
-    let mut times = vec![[Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new()]; n];
+    // BN-Tree, BN-Tree fast, HSC, BVH, BN-Tree contour time, HSC fast.
+    let mut times = vec![std::array::from_fn::<Vec<f64>, 6, _>(|_| Vec::new()); n];
     let mut results = vec![FrameResult::default(); n];
     let (mut contour_ns, mut total_ns) = (0u64, 0u64);
     let mut bntree_bytes = 0;
@@ -145,10 +149,12 @@ fn measure(anim: &Animation, passes: usize, brute_force_reference: bool) -> Meas
         let mut query_c = SelfCollisionQuery::new(&tree);
         let mut query_f = SelfCollisionQuery::new(&tree);
         let mut query_h = SelfCollisionQuery::new(&tree);
+        let mut query_hf = SelfCollisionQuery::new(&tree);
+        let mut out_hf = Vec::new();
         for (f, governors) in anim.frames.iter().enumerate() {
             let t = &mut times[f];
-            for k in 0..4 {
-                match (k + f + pass) % 4 {
+            for k in 0..5 {
+                match (k + f + pass) % 5 {
                     0 => {
                         let s = Instant::now();
                         let stats = query_c.run(
@@ -191,6 +197,17 @@ fn measure(anim: &Animation, passes: usize, brute_force_reference: bool) -> Meas
                         );
                         t[2].push(ms(s));
                     }
+                    3 => {
+                        let s = Instant::now();
+                        query_hf.run(
+                            &tree,
+                            governors,
+                            RefitPolicy::BottomUpEveryFrame,
+                            CullingMode::Fast,
+                            &mut out_hf,
+                        );
+                        t[5].push(ms(s));
+                    }
                     _ => {
                         let s = Instant::now();
                         deform_vertices(&anim.rest, &anim.weights, governors, &mut deformed);
@@ -224,6 +241,7 @@ fn measure(anim: &Animation, passes: usize, brute_force_reference: bool) -> Meas
         r.bntree_ms = median(&mut t[0]);
         r.bntree_fast_ms = median(&mut t[1]);
         r.hsc_ms = median(&mut t[2]);
+        r.hsc_fast_ms = median(&mut t[5]);
         r.bvh_ms = median(&mut t[3]);
         r.contour_ms = median(&mut t[4]);
     }
@@ -241,7 +259,7 @@ fn measure(anim: &Animation, passes: usize, brute_force_reference: bool) -> Meas
 }
 
 /// Per-frame columns of one animation (suffix distinguishes animations sharing a table).
-const FRAME_COLUMNS: [&str; 12] = [
+const FRAME_COLUMNS: [&str; 13] = [
     "bntree_ms",
     "hsc_ms",
     "bvh_refit_ms",
@@ -254,9 +272,10 @@ const FRAME_COLUMNS: [&str; 12] = [
     "bntree_tasks",
     "bntree_vertices_deformed",
     "bntree_triangle_tests",
+    "hsc_fast_ms",
 ];
 
-fn frame_values(r: &FrameResult) -> [f64; 12] {
+fn frame_values(r: &FrameResult) -> [f64; 13] {
     [
         r.bntree_ms,
         r.hsc_ms,
@@ -270,6 +289,7 @@ fn frame_values(r: &FrameResult) -> [f64; 12] {
         r.tasks as f64,
         r.vertices_deformed as f64,
         r.triangle_tests as f64,
+        r.hsc_fast_ms,
     ]
 }
 
@@ -283,6 +303,7 @@ fn summary_section(all: &[Measured]) -> Section {
         "BN ms",
         "BN fast ms",
         "HSC ms",
+        "HSC fast ms",
         "BVH ms",
         "x HSC",
         "x BVH",
@@ -308,6 +329,7 @@ fn summary_section(all: &[Measured]) -> Section {
                 format!("{bn:.3}"),
                 format!("{:.3}", m.mean(|r| r.bntree_fast_ms)),
                 format!("{hsc:.3}"),
+                format!("{:.3}", m.mean(|r| r.hsc_fast_ms)),
                 format!("{bvh:.3}"),
                 format!("{:.2}", hsc / bn),
                 format!("{:.2}", bvh / bn),
@@ -391,6 +413,21 @@ fn report_metrics(
         hsc,
         "HSC: bottom-up refit of every box and cone, same traversal, conservative (ms)",
     );
+    let (bn_fast, hsc_fast) = (
+        headline.mean(|r| r.bntree_fast_ms),
+        headline.mean(|r| r.hsc_fast_ms),
+    );
+    report.metric(
+        "ms_per_frame_hsc_fast",
+        hsc_fast,
+        "HSC, normal test only (the seed paper's HSC: no contour test) (ms)",
+    );
+    report.metric(
+        "speedup_vs_hsc_fast",
+        hsc_fast / bn_fast,
+        "ms_per_frame_hsc_fast / ms_per_frame_bntree_fast: the seed paper's comparison (Fig. 2-4), \
+         neither method running the contour test",
+    );
     report.metric(
         "ms_per_frame_bvh_refit",
         bvh,
@@ -464,7 +501,7 @@ fn frame_table(
             for m in all {
                 match m.frames.get(f) {
                     Some(r) => row.extend(frame_values(r)),
-                    None => row.extend([f64::NAN; 12]),
+                    None => row.extend([f64::NAN; 13]),
                 }
             }
             row

@@ -25,11 +25,16 @@ pub struct BnTreeOptions {
     pub governor_cost: f32,
 }
 
+/// Defaults measured on the 244,480-triangle walking cat (instruction counts of the query,
+/// BENCHMARKS.md): leaves of 16 triangles cost the same query time as leaves of 4 with a quarter
+/// of the nodes (the tree then fits below the deform-all + BVH route's memory), and O(m) data
+/// only where `triangles ≥ 64 m` (an O(m) cone costs about as much as a bottom-up refit of a
+/// few hundred triangles, and is looser).
 impl Default for BnTreeOptions {
     fn default() -> Self {
         Self {
-            leaf_triangles: 4,
-            governor_cost: 16.0,
+            leaf_triangles: 16,
+            governor_cost: 64.0,
         }
     }
 }
@@ -411,6 +416,41 @@ impl BnTree {
         self.boundary[a as usize..b as usize]
             .iter()
             .map(|e| [e.from, e.to])
+    }
+
+    /// One past the last node of the subtree rooted at `i`: nodes are stored in depth-first
+    /// order, so a subtree is the contiguous range `i..subtree_end(i)`, ending after its
+    /// right-most leaf.
+    ///
+    /// # Performance
+    /// O(depth).
+    pub fn subtree_end(&self, i: usize) -> usize {
+        let mut j = i;
+        while let Some([_, right]) = self.nodes[j].children {
+            j = right as usize;
+        }
+        j + 1
+    }
+
+    /// True when nodes `a` and `b` (disjoint) share at least one edge: some boundary edge of the
+    /// node with the shorter boundary has the other node's triangle across it. The traversal
+    /// treats only edge-sharing nodes as adjacent: the union of two patches that touch at
+    /// vertices alone is pinched there, so its contour test cannot pass, and the pair is handled
+    /// like a disjoint one (box test, exact tests that know about shared vertices at the leaves).
+    ///
+    /// # Performance
+    /// O(min(boundary(a), boundary(b))), no merge.
+    pub fn nodes_share_edge(&self, a: usize, b: usize) -> bool {
+        let (na, nb) = (&self.nodes[a], &self.nodes[b]);
+        let (short, other) = if na.boundary.1 - na.boundary.0 <= nb.boundary.1 - nb.boundary.0 {
+            (na, nb)
+        } else {
+            (nb, na)
+        };
+        let (s0, s1) = short.boundary;
+        self.boundary[s0 as usize..s1 as usize]
+            .iter()
+            .any(|e| other.contains_position(e.across))
     }
 
     /// True when nodes `a` and `b` (disjoint) share at least one vertex. Shared vertices lie on

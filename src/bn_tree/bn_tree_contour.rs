@@ -19,8 +19,54 @@ pub(crate) struct Segment {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ContourScratch {
     edges: Vec<(u32, u32)>,
-    ends: Vec<u32>,
+    /// Per mesh vertex: the serial of the last test in which an edge left it / entered it.
+    out_stamp: Vec<u32>,
+    in_stamp: Vec<u32>,
+    /// Serial of the current test (stamps equal to it are this test's).
+    serial: u32,
     segments: Vec<Segment>,
+    /// Sort keys of the sweep: the segment's smallest first coordinate rounded down to `f32`,
+    /// as order-preserving bits in the high half, the segment index in the low half.
+    keys: Vec<u64>,
+}
+
+impl ContourScratch {
+    /// Bytes held (per-vertex stamps and the scratch lists).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        (self.out_stamp.capacity() + self.in_stamp.capacity()) * 4
+            + self.edges.capacity() * 8
+            + self.segments.capacity() * core::mem::size_of::<Segment>()
+            + self.keys.capacity() * 8
+    }
+}
+
+/// Order-preserving map of an `f32` to `u32` (negative values reversed below positive ones).
+#[inline]
+fn ordered_bits(x: f32) -> u32 {
+    let b = x.to_bits();
+    if b & 0x8000_0000 != 0 {
+        !b
+    } else {
+        b | 0x8000_0000
+    }
+}
+
+/// Inverse of [`ordered_bits`].
+#[inline]
+fn from_ordered_bits(b: u32) -> f32 {
+    f32::from_bits(if b & 0x8000_0000 != 0 {
+        b & 0x7fff_ffff
+    } else {
+        !b
+    })
+}
+
+/// The largest `f32` not above `x` (rounding toward minus infinity), so that sorting and
+/// stopping by it never skips a segment whose exact coordinate would not.
+#[inline]
+fn f32_at_most(x: f64) -> f32 {
+    let y = x as f32;
+    if (y as f64) > x { y.next_down() } else { y }
 }
 
 /// Two vectors spanning the plane orthogonal to cone direction `dir`, with integer components so
@@ -157,31 +203,17 @@ impl SelfCollisionQuery {
                 }
             }
         }
-        let loops_ok = !scratch.edges.is_empty() && self.edges_form_simple_loops(&mut scratch);
+        let loops_ok =
+            !scratch.edges.is_empty() && edges_form_simple_loops(&mut scratch, tree.rest.len());
         if !loops_ok {
             self.stats.contour_pinched += 1;
         }
         let simple = loops_ok && {
             self.project_segments(tree, governors, &mut scratch, dir);
-            projected_segments_are_disjoint(&mut scratch.segments)
+            projected_segments_are_disjoint(&scratch.segments, &mut scratch.keys)
         };
         self.contour = scratch;
         simple
-    }
-
-    /// Every boundary vertex has exactly one outgoing and one incoming boundary edge.
-    fn edges_form_simple_loops(&self, scratch: &mut ContourScratch) -> bool {
-        scratch.ends.clear();
-        scratch.ends.extend(scratch.edges.iter().map(|e| e.0));
-        scratch.ends.sort_unstable();
-        if scratch.ends.windows(2).any(|w| w[0] == w[1]) {
-            return false;
-        }
-        let froms_len = scratch.ends.len();
-        scratch.ends.extend(scratch.edges.iter().map(|e| e.1));
-        scratch.ends[froms_len..].sort_unstable();
-        let (froms, tos) = scratch.ends.split_at(froms_len);
-        froms == tos
     }
 
     fn project_segments(
@@ -209,19 +241,79 @@ impl SelfCollisionQuery {
     }
 }
 
-/// Sort-and-sweep along the first projected coordinate; segments sharing a vertex only fail by
-/// folding back, all others by touching or crossing.
-fn projected_segments_are_disjoint(segments: &mut [Segment]) -> bool {
-    segments.sort_unstable_by(|s, t| s.p[0].min(s.q[0]).total_cmp(&t.p[0].min(t.q[0])));
-    for i in 0..segments.len() {
-        let s = segments[i];
-        let s_max = s.p[0].max(s.q[0]);
-        let (s_ylo, s_yhi) = (s.p[1].min(s.q[1]), s.p[1].max(s.q[1]));
-        for t in &segments[i + 1..] {
-            if t.p[0].min(t.q[0]) > s_max {
+/// Every boundary vertex has exactly one outgoing and one incoming boundary edge: no vertex
+/// leaves twice, none is entered twice, and every vertex entered is also left (with as many
+/// edges entering as leaving, the two vertex sets are then equal).
+///
+/// # Performance
+/// O(E) with per-vertex stamps (no sort, no clearing).
+fn edges_form_simple_loops(scratch: &mut ContourScratch, vertex_count: usize) -> bool {
+    if scratch.out_stamp.len() != vertex_count {
+        scratch.out_stamp = vec![0; vertex_count];
+        scratch.in_stamp = vec![0; vertex_count];
+        scratch.serial = 0;
+    }
+    scratch.serial = scratch.serial.wrapping_add(1);
+    if scratch.serial == 0 {
+        scratch.out_stamp.fill(0);
+        scratch.in_stamp.fill(0);
+        scratch.serial = 1;
+    }
+    let serial = scratch.serial;
+    for &(from, to) in &scratch.edges {
+        let (from, to) = (from as usize, to as usize);
+        if scratch.out_stamp[from] == serial || scratch.in_stamp[to] == serial {
+            return false;
+        }
+        scratch.out_stamp[from] = serial;
+        scratch.in_stamp[to] = serial;
+    }
+    scratch
+        .edges
+        .iter()
+        .all(|&(_, to)| scratch.out_stamp[to as usize] == serial)
+}
+
+/// Sort-and-sweep along the projected coordinate of larger extent (fewer segments overlap
+/// along it); segments sharing a vertex only fail by folding back, all others by touching or
+/// crossing.
+///
+/// # Performance
+/// O(E log E + overlapping candidates), no allocation once `keys` has grown.
+fn projected_segments_are_disjoint(segments: &[Segment], keys: &mut Vec<u64>) -> bool {
+    let (mut lo, mut hi) = ([f64::MAX; 2], [f64::MIN; 2]);
+    for s in segments {
+        for k in 0..2 {
+            lo[k] = lo[k].min(s.p[k]);
+            hi[k] = hi[k].max(s.p[k]);
+        }
+    }
+    // Sweep axis `x`, filter axis `y`.
+    let (x, y) = if hi[0] - lo[0] >= hi[1] - lo[1] {
+        (0, 1)
+    } else {
+        (1, 0)
+    };
+    keys.clear();
+    keys.extend(
+        segments.iter().enumerate().map(|(i, s)| {
+            ((ordered_bits(f32_at_most(s.p[x].min(s.q[x]))) as u64) << 32) | i as u64
+        }),
+    );
+    keys.sort_unstable();
+    for (k, &key) in keys.iter().enumerate() {
+        let s = segments[(key & 0xffff_ffff) as usize];
+        let s_max = s.p[x].max(s.q[x]);
+        let (s_ylo, s_yhi) = (s.p[y].min(s.q[y]), s.p[y].max(s.q[y]));
+        for &other in &keys[k + 1..] {
+            // Stop on the sort key (a lower bound of the segment's smallest coordinate,
+            // non-decreasing along `keys`), not on the exact value: equal keys may hold unsorted
+            // exact values.
+            if from_ordered_bits((other >> 32) as u32) as f64 > s_max {
                 break;
             }
-            if t.p[1].max(t.q[1]) < s_ylo || t.p[1].min(t.q[1]) > s_yhi {
+            let t = &segments[(other & 0xffff_ffff) as usize];
+            if t.p[y].max(t.q[y]) < s_ylo || t.p[y].min(t.q[y]) > s_yhi {
                 continue;
             }
             let shared = if s.from == t.to {
@@ -254,16 +346,57 @@ mod tests {
     #[test]
     fn square_is_simple_and_figure_eight_is_not() {
         let sq = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
-        let mut s: Vec<Segment> = (0..4)
+        let s: Vec<Segment> = (0..4)
             .map(|i| seg(i, (i + 1) % 4, sq[i as usize], sq[(i as usize + 1) % 4]))
             .collect();
-        assert!(projected_segments_are_disjoint(&mut s));
+        assert!(projected_segments_are_disjoint(&s, &mut Vec::new()));
         // A bow tie: (0,0) → (1,1) → (1,0) → (0,1) → back.
         let bt = [[0.0, 0.0], [1.0, 1.0], [1.0, 0.0], [0.0, 1.0]];
-        let mut s: Vec<Segment> = (0..4)
+        let s: Vec<Segment> = (0..4)
             .map(|i| seg(i, (i + 1) % 4, bt[i as usize], bt[(i as usize + 1) % 4]))
             .collect();
-        assert!(!projected_segments_are_disjoint(&mut s));
+        assert!(!projected_segments_are_disjoint(&s, &mut Vec::new()));
+    }
+
+    #[test]
+    fn ordered_bits_preserve_order_and_invert() {
+        let xs = [-1e30f32, -2.5, -0.0, 0.0, 1e-30, 3.0, 7e20];
+        for w in xs.windows(2) {
+            assert!(ordered_bits(w[0]) <= ordered_bits(w[1]), "{w:?}");
+        }
+        for x in xs {
+            assert_eq!(from_ordered_bits(ordered_bits(x)).to_bits(), x.to_bits());
+        }
+        for x in [0.1f64, -0.1, 1.0 / 3.0, 1e10 + 0.5] {
+            assert!(f32_at_most(x) as f64 <= x);
+        }
+    }
+
+    #[test]
+    fn sweep_axis_choice_does_not_change_answers() {
+        // A tall, thin zig-zag that crosses itself once near the top.
+        let pts = [
+            [0.0, 0.0],
+            [1.0, 10.0],
+            [0.0, 20.0],
+            [1.0, 19.0],
+            [-0.5, 15.0],
+        ];
+        let n = pts.len();
+        let open: Vec<Segment> = (0..n - 1)
+            .map(|i| seg(i as u32, i as u32 + 1, pts[i], pts[i + 1]))
+            .collect();
+        assert!(!projected_segments_are_disjoint(&open, &mut Vec::new()));
+        let transposed: Vec<Segment> = open
+            .iter()
+            .map(|s| seg(s.from, s.to, [s.p[1], s.p[0]], [s.q[1], s.q[0]]))
+            .collect();
+        assert!(!projected_segments_are_disjoint(
+            &transposed,
+            &mut Vec::new()
+        ));
+        let clean: Vec<Segment> = open[..2].to_vec();
+        assert!(projected_segments_are_disjoint(&clean, &mut Vec::new()));
     }
 
     #[test]

@@ -26,28 +26,6 @@ impl SelfCollisionQuery {
         tree.mesh.triangles()[t as usize].map(|v| self.vertex(tree, governors, v))
     }
 
-    /// The cone of one deformed triangle, from its normal computed in `f64` (products and
-    /// differences of `f32` inputs are nearly exact there, so the sign tests match an exact
-    /// oracle).
-    pub(crate) fn triangle_cone(
-        &mut self,
-        tree: &BnTree,
-        governors: &[Affine],
-        t: u32,
-    ) -> NormalCone {
-        let [a, b, c] = self
-            .corners(tree, governors, t)
-            .map(|p| DVec3::new(p.x as f64, p.y as f64, p.z as f64));
-        let n = (b - a).cross(c - a);
-        let mut bits = 0u16;
-        for (i, d) in NormalCone::DIRECTIONS.iter().enumerate() {
-            if n.x * d.x as f64 + n.y * d.y as f64 + n.z * d.z as f64 > 0.0 {
-                bits |= 1 << i;
-            }
-        }
-        NormalCone(bits)
-    }
-
     /// The AABB of deformed triangle `t`.
     #[inline]
     pub(crate) fn triangle_aabb(&mut self, tree: &BnTree, governors: &[Affine], t: u32) -> Aabb {
@@ -63,25 +41,12 @@ impl SelfCollisionQuery {
             return self.aabbs[iu];
         }
         let node = tree.nodes[iu];
+        if node.patch == NONE {
+            self.refit_subtree_bottom_up(tree, governors, i);
+            return self.aabbs[iu];
+        }
         let aabb = match node.children {
-            None => {
-                let mut lo = Vec3::splat(f32::MAX);
-                let mut hi = Vec3::splat(f32::MIN);
-                for pos in node.first..node.first + node.count {
-                    let t = tree.order[pos as usize];
-                    let b = self.triangle_aabb(tree, governors, t);
-                    lo = lo.min(b.mins);
-                    hi = hi.max(b.maxs);
-                }
-                Aabb::new(lo, hi)
-            }
-            Some([l, r]) if node.patch == NONE => {
-                let (a, b) = (
-                    self.node_aabb(tree, governors, l),
-                    self.node_aabb(tree, governors, r),
-                );
-                Aabb::new(a.mins.min(b.mins), a.maxs.max(b.maxs))
-            }
+            None => unreachable!("leaves have no O(m) data"),
             Some(_) => {
                 self.stats.governor_aabbs += 1;
                 tree.patches[node.patch as usize].aabb(governors, &mut self.bounds_ws)
@@ -101,16 +66,13 @@ impl SelfCollisionQuery {
             return self.cones[iu];
         }
         let node = tree.nodes[iu];
+        if node.patch == NONE {
+            self.refit_subtree_bottom_up(tree, governors, i);
+            return self.cones[iu];
+        }
         let cone = match node.children {
-            None => {
-                let mut cone = NormalCone::ALL;
-                for pos in node.first..node.first + node.count {
-                    let t = tree.order[pos as usize];
-                    cone = cone.intersection(self.triangle_cone(tree, governors, t));
-                }
-                cone
-            }
-            Some([l, r]) if node.patch == NONE || self.cone_from_children[iu] => {
+            None => unreachable!("leaves have no O(m) data"),
+            Some([l, r]) if self.cone_from_children[iu] => {
                 let a = self.node_cone(tree, governors, l);
                 if a.is_empty() {
                     // The intersection is empty whatever the sibling's cone is.
@@ -156,8 +118,30 @@ impl SelfCollisionQuery {
         for v in 0..tree.rest.len() as u32 {
             let _ = self.vertex(tree, governors, v);
         }
-        // Children come after their parent in depth-first order: walk backwards.
-        for i in (0..tree.nodes.len()).rev() {
+        self.refit_range_bottom_up(tree, governors, 0, tree.nodes.len());
+    }
+
+    /// Refits the box and the cone of every node of the subtree rooted at `i` bottom-up from
+    /// its deformed triangles (the BN-Tree's choice for nodes without O(m) data: cheaper than
+    /// the governor bound for small patches, and both bounds come from one pass over the
+    /// corners).
+    ///
+    /// # Performance
+    /// O(subtree triangles); vertices deformed at most once per frame.
+    pub(crate) fn refit_subtree_bottom_up(&mut self, tree: &BnTree, governors: &[Affine], i: u32) {
+        self.refit_range_bottom_up(tree, governors, i as usize, tree.subtree_end(i as usize));
+    }
+
+    /// Bottom-up refit of the contiguous depth-first node range `start..end` (a subtree or the
+    /// whole tree): children come after their parent, so a backward walk sees children first.
+    fn refit_range_bottom_up(
+        &mut self,
+        tree: &BnTree,
+        governors: &[Affine],
+        start: usize,
+        end: usize,
+    ) {
+        for i in (start..end).rev() {
             let node = tree.nodes[i];
             let (aabb, cone) = match node.children {
                 None => {
@@ -166,10 +150,10 @@ impl SelfCollisionQuery {
                     let mut cone = NormalCone::ALL;
                     for pos in node.first..node.first + node.count {
                         let t = tree.order[pos as usize];
-                        let b = self.triangle_aabb(tree, governors, t);
-                        lo = lo.min(b.mins);
-                        hi = hi.max(b.maxs);
-                        cone = cone.intersection(self.triangle_cone(tree, governors, t));
+                        let [a, b, c] = self.corners(tree, governors, t);
+                        lo = lo.min(a.min(b).min(c));
+                        hi = hi.max(a.max(b).max(c));
+                        cone = cone.intersection(cone_of_corners([a, b, c]));
                     }
                     (Aabb::new(lo, hi), cone)
                 }
@@ -187,4 +171,42 @@ impl SelfCollisionQuery {
             self.cone_stamp[i] = self.epoch;
         }
     }
+}
+
+/// The discrete cone of one triangle from its corners: the normal is computed in `f64`
+/// (products and differences of `f32` inputs are nearly exact there, so the sign tests match an
+/// exact oracle), and since every direction's components are -1, 0 or 1, the 14 dot products
+/// reduce to the normal's components and four signed sums (bit-for-bit the same values as the
+/// dot products).
+#[inline]
+pub(crate) fn cone_of_corners(corners: [Vec3; 3]) -> NormalCone {
+    let [a, b, c] = corners.map(|p| DVec3::new(p.x as f64, p.y as f64, p.z as f64));
+    let n = (b - a).cross(c - a);
+    let (s0, s1, s2, s3) = (
+        n.x + n.y + n.z,
+        n.x + n.y - n.z,
+        n.x - n.y + n.z,
+        n.x - n.y - n.z,
+    );
+    let signs = [
+        n.x > 0.0,
+        n.x < 0.0,
+        n.y > 0.0,
+        n.y < 0.0,
+        n.z > 0.0,
+        n.z < 0.0,
+        s0 > 0.0,
+        s1 > 0.0,
+        s2 > 0.0,
+        s3 > 0.0,
+        s3 < 0.0,
+        s2 < 0.0,
+        s1 < 0.0,
+        s0 < 0.0,
+    ];
+    let mut bits = 0u16;
+    for (i, &positive) in signs.iter().enumerate() {
+        bits |= (positive as u16) << i;
+    }
+    NormalCone(bits)
 }

@@ -11,9 +11,9 @@ use std::time::Instant;
 pub(crate) enum Task {
     /// Pairs inside one patch.
     SelfOne(u32),
-    /// Pairs across two adjacent (vertex-sharing) patches.
+    /// Pairs across two adjacent (edge-sharing) patches.
     SelfPair(u32, u32),
-    /// Pairs across two disjoint patches.
+    /// Pairs across two patches that share no edge (they may touch at vertices).
     Collide(u32, u32),
 }
 
@@ -44,7 +44,9 @@ impl SelfCollisionQuery {
         let start = Instant::now();
         self.begin_frame(tree);
         if policy == RefitPolicy::BottomUpEveryFrame {
+            let refit_start = Instant::now();
             self.refit_all_bottom_up(tree, governors);
+            self.stats.refit_nanos = refit_start.elapsed().as_nanos() as u64;
         }
         out.clear();
         self.stack.clear();
@@ -197,7 +199,7 @@ impl SelfCollisionQuery {
 
     #[inline]
     fn push_pair(&mut self, tree: &BnTree, a: u32, b: u32) {
-        if tree.nodes_adjacent(a as usize, b as usize) {
+        if tree.nodes_share_edge(a as usize, b as usize) {
             self.stack.push(Task::SelfPair(a, b));
         } else {
             self.stack.push(Task::Collide(a, b));

@@ -87,6 +87,8 @@ pub struct SelfCollisionStats {
     pub nanos: u64,
     /// Nodes whose cone comes from their children because of the update front.
     pub front_nodes_below: u64,
+    /// Time spent in the eager bottom-up refit before the traversal (HSC policy only).
+    pub refit_nanos: u64,
 }
 
 /// Per-frame state of self-collision queries on one [`BnTree`]: lazy caches stamped with the
@@ -172,5 +174,7 @@ impl SelfCollisionQuery {
         self.vertices.len() * 16
             + self.aabbs.len() * (24 + 4 + 2 + 4 + 1 + 4)
             + self.stack.capacity() * core::mem::size_of::<Task>()
+            + self.contour.heap_bytes()
+            + self.points.capacity() * 12
     }
 }

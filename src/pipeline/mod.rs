@@ -43,6 +43,12 @@
 //! 6. **Restitution** is lowered while the body is still absorbing a dent.
 //! 7. **Events**: one [`DentEvent`] per plastic vertex that received yielded contacts.
 //!
+//! **Continuous collision detection.** Install [`crate::query::DeformDispatcher`] first in the
+//! world's narrow phase (`NarrowPhase::with_query_dispatcher(DeformDispatcher.chain(
+//! DefaultQueryDispatcher))`): Rapier sweeps a fast sphere-proxy body with a nonlinear cast
+//! through the dispatcher, and parry's own cast clamps a body sliding on the ground to a fraction
+//! of its motion (see [`crate::query`]).
+//!
 //! # Skinned (governed) mesh colliders
 //!
 //! A [`crate::shape::DeformableMeshShape`] collider driven by the game (bone transforms of a

@@ -1,4 +1,4 @@
-//! The narrow-phase query dispatcher for the crate's shapes: pairs involving a [`DeformableMeshShape`] are handled here, one file per handled pair; everything else falls through to the next dispatcher of the chain.
+//! The narrow-phase query dispatcher for the crate's shapes: pairs involving a [`DeformableMeshShape`] or a [`SphereProxyShape`] are handled here, one file per handled pair family; everything else falls through to the next dispatcher of the chain.
 //!
 //! Install it first in Rapier's narrow phase:
 //!
@@ -12,19 +12,58 @@
 //! # let _ = narrow_phase;
 //! ```
 //!
-//! Handled pairs (both argument orders): a [`DeformableMeshShape`] against any convex shape parry
-//! can pair with a triangle (ball, cuboid, capsule, cylinder, cone, convex polyhedron and their
-//! round versions: shapes with a support map). The mesh's tree is traversed with the other
-//! shape's box, refitting the nodes it reaches, and every overlapping triangle goes through
-//! parry's own convex–convex routines, so contacts equal those of a parry `TriMesh` built on the
-//! deformed vertices. Contact manifolds, intersection tests, distances, contacts, closest points
-//! and linear shape casts are handled. Every other pair involving the mesh (`TriMesh`,
-//! `HeightField`, `Compound`, `SphereProxyShape`, another deformable mesh, half-spaces) and
-//! nonlinear shape casts (so CCD) return `Err(Unsupported)`; the chain then reaches parry, which handles none of
-//! them either, so such pairs produce no contact.
+//! Handled pairs (both argument orders; contact manifolds, intersection tests, distances,
+//! contacts, closest points and linear shape casts):
+//!
+//! | pair | files | how |
+//! |---|---|---|
+//! | [`DeformableMeshShape`] – convex shape with a support map (ball, cuboid, capsule, cylinder, cone, convex polyhedron, round shapes) | `contact_manifolds_deformable_convex.rs`, `queries_deformable_convex.rs` | the mesh's tree traversed with the other shape's box |
+//! | mesh or [`SphereProxyShape`] – parry `TriMesh`, `Compound`, `Polyline`, a sphere proxy, another mesh; proxy – convex shape | `pairs_dual_tree.rs` | dual traversal of both trees (lazy BN-Tree refits on either mesh side, stored `Bvh` boxes for parry composites and proxies) |
+//! | mesh or proxy – `HalfSpace` | `pairs_halfspace.rs` | the tree pruned by the plane itself |
+//! | mesh or proxy – `HeightField` | `pairs_heightfield.rs` | the tree pruned by the height-field triangles under each node |
+//!
+//! Every family enumerates pairs of convex parts (`part_tree.rs`, `part_pairs.rs`); each pair goes
+//! through parry's own convex–convex routines (with the `TriMesh`/`HeightField` triangles' normal
+//! constraints), so contacts equal parry's on the same geometry. Contact manifolds
+//! (`contact_manifolds_parts.rs`) are keyed per part pair `(subshape1, subshape2)`, written in
+//! the colliders' frames, and re-keyed from the incoming manifold list, so warm starts survive
+//! the workspace reset that every `shape_mut()` causes; one-shot queries are in
+//! `queries_parts.rs`. The mesh's lazy caches are atomics stamped with an epoch, so Rapier's
+//! `parallel` narrow phase may query one mesh from several threads.
+//!
+//! Nonlinear shape casts (Rapier's CCD and `QueryPipeline::cast_shape_nonlinear`) are handled
+//! for a [`DeformableMeshShape`] against convex shapes and parry composites, and for a
+//! [`SphereProxyShape`](crate::shape::SphereProxyShape) against anything its balls can be cast
+//! against (both orders): conservative advancement over the crate's trees, parry's cast per
+//! pair of convex parts, the earliest hit wins; the shapes keep their current deformation
+//! during the cast. With `stop_at_penetration` the time of impact is the earliest of parry's
+//! casts of the triangles of a `TriMesh` of the deformed vertices or of the balls of a
+//! `Compound` (parry's own composite cast, pruning with bounding balls, now and then misses
+//! that earliest part and reports a later one). Without it (what Rapier's
+//! CCD asks) a hit of two parts counts only if they would still sink into each other by more
+//! than half the thinner part's `ccd_thickness` before the interval ends, so a body sliding on
+//! a surface is not clamped by grazing contacts.
+//!
+//! Left `Err(Unsupported)` (the chain then reaches parry): `Voxels` against either crate shape
+//! (neither a tree of convex parts nor a support map; parry has no voxels–custom-shape path
+//! either, so such pairs get no contact), the distance to a height field (parry has none: no
+//! lower bound over its cells) and custom shapes without a support map. Pairs without a crate
+//! shape always fall through.
+//!
+//! parry 0.31.1's contact query for a support-mapped shape first and a half-space second does
+//! not invert the pose it hands to the half-space-first routine; part contacts in that order
+//! are computed the other way round and flipped (`queries_parts.rs`).
 
 mod contact_manifolds_deformable_convex;
+mod contact_manifolds_parts;
+mod nonlinear_cast;
+mod pairs_dual_tree;
+mod pairs_halfspace;
+mod pairs_heightfield;
+mod part_pairs;
+mod part_tree;
 mod queries_deformable_convex;
+mod queries_parts;
 
 use rapier3d::math::{Pose, Real, Vector};
 use rapier3d::parry::query::details::NormalConstraints;
@@ -38,15 +77,20 @@ use rapier3d::parry::shape::Shape;
 pub use contact_manifolds_deformable_convex::DeformableContactWorkspace;
 
 use crate::shape::DeformableMeshShape;
+#[cfg(doc)]
+use crate::shape::SphereProxyShape;
+use part_pairs::AnyPairs;
 
-/// A parry query dispatcher for pairs involving a [`DeformableMeshShape`]; returns
+/// A parry query dispatcher for pairs involving a [`DeformableMeshShape`] or a
+/// [`SphereProxyShape`] (see the module docs for the handled pairs); returns
 /// `Err(Unsupported)` for every other pair so that it can be chained before parry's
 /// `DefaultQueryDispatcher`.
 ///
 /// # Performance
-/// A query costs the tree traversal with the other shape's box (O(log T + k) nodes for k
-/// overlapping triangles, each refit at most once per epoch in O(m)) plus one parry
-/// convex–convex query per overlapping triangle.
+/// A query costs the traversal of the pair's trees (O(log T + k) node pairs for k overlapping
+/// part pairs; a mesh node is refit at most once per epoch, in O(m)) plus one parry
+/// convex–convex query per overlapping part pair. Contact manifolds also cost one hash-map
+/// insertion per incoming manifold (the re-keying).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DeformDispatcher;
 
@@ -96,8 +140,11 @@ impl QueryDispatcher for DeformDispatcher {
         g1: &dyn Shape,
         g2: &dyn Shape,
     ) -> Result<ShapeIntersection, Unsupported> {
-        let pair = MeshPair::new(pos12, g1, g2).ok_or(Unsupported)?;
-        queries_deformable_convex::intersection_test(&pair)
+        if let Some(pair) = MeshPair::new(pos12, g1, g2) {
+            return queries_deformable_convex::intersection_test(&pair);
+        }
+        let pairs = AnyPairs::new(pos12, g1, g2).ok_or(Unsupported)?;
+        queries_parts::intersection_test(&pairs)
     }
 
     fn distance(
@@ -106,8 +153,11 @@ impl QueryDispatcher for DeformDispatcher {
         g1: &dyn Shape,
         g2: &dyn Shape,
     ) -> Result<ShapeDistance, Unsupported> {
-        let pair = MeshPair::new(pos12, g1, g2).ok_or(Unsupported)?;
-        queries_deformable_convex::distance(&pair)
+        if let Some(pair) = MeshPair::new(pos12, g1, g2) {
+            return queries_deformable_convex::distance(&pair);
+        }
+        let pairs = AnyPairs::new(pos12, g1, g2).ok_or(Unsupported)?;
+        queries_parts::distance(&pairs)
     }
 
     fn contact(
@@ -117,8 +167,11 @@ impl QueryDispatcher for DeformDispatcher {
         g2: &dyn Shape,
         prediction: Real,
     ) -> Result<Option<Contact>, Unsupported> {
-        let pair = MeshPair::new(pos12, g1, g2).ok_or(Unsupported)?;
-        queries_deformable_convex::contact(&pair, prediction)
+        if let Some(pair) = MeshPair::new(pos12, g1, g2) {
+            return queries_deformable_convex::contact(&pair, prediction);
+        }
+        let pairs = AnyPairs::new(pos12, g1, g2).ok_or(Unsupported)?;
+        queries_parts::contact(&pairs, prediction)
     }
 
     fn closest_points(
@@ -128,8 +181,11 @@ impl QueryDispatcher for DeformDispatcher {
         g2: &dyn Shape,
         max_dist: Real,
     ) -> Result<ClosestPoints, Unsupported> {
-        let pair = MeshPair::new(pos12, g1, g2).ok_or(Unsupported)?;
-        queries_deformable_convex::closest_points(&pair, max_dist)
+        if let Some(pair) = MeshPair::new(pos12, g1, g2) {
+            return queries_deformable_convex::closest_points(&pair, max_dist);
+        }
+        let pairs = AnyPairs::new(pos12, g1, g2).ok_or(Unsupported)?;
+        queries_parts::closest_points(&pairs, max_dist)
     }
 
     fn cast_shapes(
@@ -140,27 +196,38 @@ impl QueryDispatcher for DeformDispatcher {
         g2: &dyn Shape,
         options: ShapeCastOptions,
     ) -> Result<Option<ShapeCastHit>, Unsupported> {
-        let pair = MeshPair::new(pos12, g1, g2).ok_or(Unsupported)?;
-        // The other shape's velocity relative to the mesh, in the mesh's frame.
-        let vel_mo = if pair.flipped {
-            pair.pos_mo.rotation * -local_vel12
-        } else {
-            local_vel12
-        };
-        queries_deformable_convex::cast_shapes(&pair, vel_mo, options)
+        if let Some(pair) = MeshPair::new(pos12, g1, g2) {
+            // The other shape's velocity relative to the mesh, in the mesh's frame.
+            let vel_mo = if pair.flipped {
+                pair.pos_mo.rotation * -local_vel12
+            } else {
+                local_vel12
+            };
+            return queries_deformable_convex::cast_shapes(&pair, vel_mo, options);
+        }
+        let pairs = AnyPairs::new(pos12, g1, g2).ok_or(Unsupported)?;
+        queries_parts::cast_shapes(&pairs, local_vel12, options)
     }
 
     fn cast_shapes_nonlinear(
         &self,
-        _motion1: &NonlinearRigidMotion,
-        _g1: &dyn Shape,
-        _motion2: &NonlinearRigidMotion,
-        _g2: &dyn Shape,
-        _start_time: Real,
-        _end_time: Real,
-        _stop_at_penetration: bool,
+        motion1: &NonlinearRigidMotion,
+        g1: &dyn Shape,
+        motion2: &NonlinearRigidMotion,
+        g2: &dyn Shape,
+        start_time: Real,
+        end_time: Real,
+        stop_at_penetration: bool,
     ) -> Result<Option<ShapeCastHit>, Unsupported> {
-        Err(Unsupported)
+        nonlinear_cast::cast_shapes_nonlinear(
+            motion1,
+            g1,
+            motion2,
+            g2,
+            start_time,
+            end_time,
+            stop_at_penetration,
+        )
     }
 }
 
@@ -179,10 +246,14 @@ where
         manifolds: &mut Vec<ContactManifold<ManifoldData, ContactData>>,
         workspace: &mut Option<ContactManifoldsWorkspace>,
     ) -> Result<(), Unsupported> {
-        let pair = MeshPair::new(pos12, g1, g2).ok_or(Unsupported)?;
-        contact_manifolds_deformable_convex::contact_manifolds(
-            &pair, pos12, prediction, manifolds, workspace,
-        );
+        if let Some(pair) = MeshPair::new(pos12, g1, g2) {
+            contact_manifolds_deformable_convex::contact_manifolds(
+                &pair, pos12, prediction, manifolds, workspace,
+            );
+            return Ok(());
+        }
+        let pairs = AnyPairs::new(pos12, g1, g2).ok_or(Unsupported)?;
+        contact_manifolds_parts::contact_manifolds(&pairs, prediction, manifolds, workspace);
         Ok(())
     }
 

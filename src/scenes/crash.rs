@@ -356,24 +356,20 @@ pub fn barrel_pyramid(run_up: f32) -> Vec<Vec3> {
     out
 }
 
-/// A world at [`DT`] with Rapier's automatic CCD off.
+/// A world at [`DT`] with [`DeformDispatcher`] first in the narrow phase's dispatcher chain and
+/// Rapier's CCD on (its default).
 ///
-/// Rapier 0.36 sweeps every body that moves more than half its `ccd_thickness` per step against
-/// fixed colliders. A sphere proxy reports its smallest sphere's radius as thickness, so a car
-/// at 35 m/s counts as fast; custom shapes have no convex sweep proxy and fall back to a
-/// nonlinear cast of the whole union, which stops at the ground the car slides on and clamps
-/// its motion (the car keeps its velocity but barely moves). At 240 Hz nothing in these scenes
-/// can tunnel (cars move 15 cm per step against bodies 0.5–1.4 m thick, contacts are
-/// speculative), so CCD is off for every variant alike.
-///
-/// The narrow phase chains [`DeformDispatcher`] before parry's: pairs with a BN-Tree mesh
-/// collider go to the crate, every other pair falls through unchanged.
+/// Rapier sweeps every body that moves more than half its `ccd_thickness` per step against fixed
+/// colliders. A sphere proxy reports its largest radius (0.65 m for the car), so a car at
+/// 35 m/s (15 cm per step) is not swept; a barrel thrown by a car is. The sweep of a custom shape
+/// is a nonlinear cast through the dispatcher: `DeformDispatcher`'s ignores contacts that cannot
+/// tunnel, where parry's composite cast (the default dispatcher's) stops a body sliding on the
+/// ground at the first grazing ball and clamps its motion.
 fn new_world() -> PhysicsWorld {
     let mut world = PhysicsWorld::new();
+    world.integration_parameters.dt = DT;
     world.narrow_phase =
         NarrowPhase::with_query_dispatcher(DeformDispatcher.chain(DefaultQueryDispatcher));
-    world.integration_parameters.dt = DT;
-    world.integration_parameters.max_ccd_substeps = 0;
     world
 }
 

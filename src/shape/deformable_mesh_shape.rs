@@ -656,7 +656,14 @@ mod tests {
             .collect();
         let weights = ConvexWeights::from_rows(rows, 3).unwrap();
         let mesh = TriangleMesh::new(p.clone(), t).unwrap();
-        Arc::new(BnTree::build(&mesh, &p, &weights).unwrap())
+        // Small leaves give the 384-triangle tube enough nodes for laziness to show, and O(m)
+        // data on every internal node makes the refit count measure laziness alone (not the
+        // build heuristic that trades O(m) data for bottom-up refits).
+        let options = crate::bn_tree::BnTreeOptions {
+            leaf_triangles: 4,
+            governor_cost: 0.0,
+        };
+        Arc::new(BnTree::build_with(&mesh, &p, &weights, options).unwrap())
     }
 
     fn bent(angle: f32) -> Vec<Affine> {

@@ -6,7 +6,20 @@
 //! shape casts and nonlinear casts (so CCD), while ray casts and point queries go through
 //! [`CompositeShapeRef`]. All of those read the BVH's stored boxes, so every update refits it
 //! at once (a few microseconds for hundreds of spheres). `is_deformable()` is `true`, so contact
-//! manifolds never reuse points cached under the previous shape.
+//! manifolds never reuse points cached under the previous shape. With
+//! [`crate::query::DeformDispatcher`] first in the chain, its pairs are handled there instead:
+//! manifolds keyed per (ball, other part) and re-keyed every step, so warm starts survive the
+//! workspace reset of `shape_mut()` (parry's composite path loses them for single-manifold
+//! pairs).
+//!
+//! Continuous collision detection: Rapier sweeps a body that moves more than half its
+//! `ccd_thickness` per step. The union reports its largest radius — a lower bound of half its
+//! width in every direction, what Rapier's convex shapes report (half their thinnest extent) —
+//! not its smallest ball, which made a car at highway speed "fast" at every step. The sweep of
+//! a custom shape is a nonlinear cast through the narrow phase's dispatcher: install
+//! [`crate::query::DeformDispatcher`] first, whose cast judges each ball by its own radius and
+//! ignores grazing contacts (parry's composite cast clamps a car sliding on the ground to a
+//! fraction of its motion).
 //!
 //! Mass properties are explicit: by default those of the closed rest mesh (or, built from bare
 //! spheres, of their sampled union) scaled by the collider's density. They do not follow the
@@ -95,7 +108,7 @@ impl SphereProxyShape {
             unit_mass,
             ccd_thickness: 0.0,
         };
-        shape.ccd_thickness = shape.min_positive_radius();
+        shape.ccd_thickness = shape.union_ccd_thickness();
         Ok(shape)
     }
 
@@ -270,17 +283,15 @@ impl SphereProxyShape {
                 .update_partially_if_present(ball_aabb(*c, *r), i as u32, 0.0);
         }
         self.bvh.refit_without_opt();
-        self.ccd_thickness = self.min_positive_radius();
+        self.ccd_thickness = self.union_ccd_thickness();
     }
 
-    fn min_positive_radius(&self) -> f32 {
-        let r = self
-            .radii
-            .iter()
-            .copied()
-            .filter(|&r| r > 0.0)
-            .fold(f32::INFINITY, f32::min);
-        if r.is_finite() {
+    /// Rapier's CCD thickness of the union: the largest radius, a lower bound of half the
+    /// union's width in every direction (the union contains that ball), which is what Rapier's
+    /// convex shapes report (half their thinnest extent). Never zero.
+    fn union_ccd_thickness(&self) -> f32 {
+        let r = self.radii.iter().copied().fold(0.0f32, f32::max);
+        if r > 0.0 {
             r
         } else {
             // Every ball collapsed to a point: a thickness that is small but never zero.
@@ -507,6 +518,7 @@ impl Shape for SphereProxyShape {
         TypedShape::Custom(self)
     }
 
+    /// The largest radius (see the module docs), recomputed on every update.
     fn ccd_thickness(&self) -> Real {
         self.ccd_thickness
     }
@@ -556,7 +568,7 @@ mod tests {
         let aabb = shape.compute_local_aabb();
         assert_eq!(aabb.mins, Vec3::new(-1.0, -2.0, -2.0));
         assert_eq!(aabb.maxs, Vec3::new(3.0, 5.25, 2.0));
-        assert_eq!(shape.ccd_thickness(), 0.25);
+        assert_eq!(shape.ccd_thickness(), 2.0);
         let before = (shape.centres().to_vec(), shape.radii().to_vec());
         assert!(shape.set_spheres(&[Vec3::ZERO], &[1.0]).is_err());
         assert!(

@@ -1,8 +1,11 @@
-//! Shared test fixtures: seeded random numbers, a tube mesh with coherent bone weights, random governor poses, and the bounds oracle loop.
+//! Shared test fixtures: seeded random numbers, a tube mesh with coherent bone weights, a skinned grid, random governor poses, and the bounds oracle loop.
 #![allow(dead_code)]
+
+use std::sync::Arc;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rapier3d_deform::bn_tree::{BnTree, BnTreeOptions};
 use rapier3d_deform::bounds::validation::{
     count_aabb_violations, count_cone_violations, exact_cone,
 };
@@ -43,6 +46,43 @@ pub fn tube(length: f32, rings: usize, segments: usize) -> TriangleMesh {
         t.push([cap1, idx(rings, s + 1), idx(rings, s)]);
     }
     TriangleMesh::new(p, t).expect("valid tube")
+}
+
+/// A 4 × 4 grid in the xz plane centred at the origin (normals +y, `n × n` quads), skinned to
+/// two bones blended linearly along x, as a BN-Tree built with `options`.
+pub fn skinned_grid(n: usize, options: BnTreeOptions) -> Arc<BnTree> {
+    let mut p = Vec::new();
+    for j in 0..=n {
+        for i in 0..=n {
+            p.push(Vec3::new(
+                -2.0 + 4.0 * i as f32 / n as f32,
+                0.0,
+                -2.0 + 4.0 * j as f32 / n as f32,
+            ));
+        }
+    }
+    let id = |i: usize, j: usize| (j * (n + 1) + i) as u32;
+    let mut t = Vec::new();
+    for j in 0..n {
+        for i in 0..n {
+            let (a, b, c, d) = (id(i, j), id(i + 1, j), id(i, j + 1), id(i + 1, j + 1));
+            t.push([a, c, b]);
+            t.push([b, c, d]);
+        }
+    }
+    let rows: Vec<Vec<(u32, f32)>> = p
+        .iter()
+        .map(|q| {
+            let w1 = ((q.x + 2.0) / 4.0).clamp(0.0, 1.0);
+            [(0u32, 1.0 - w1), (1u32, w1)]
+                .into_iter()
+                .filter(|(_, w)| *w > 0.0)
+                .collect()
+        })
+        .collect();
+    let weights = ConvexWeights::from_rows(rows, 2).expect("valid weights");
+    let mesh = TriangleMesh::new(p.clone(), t).expect("valid grid");
+    Arc::new(BnTree::build_with(&mesh, &p, &weights, options).expect("valid tree"))
 }
 
 /// Spatially coherent weights: Gaussian falloff from `bones` centres along x, keeping the
