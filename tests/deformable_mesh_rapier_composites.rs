@@ -170,6 +170,9 @@ impl WarmStartTracker {
     }
 }
 
+/// Makes a collider shape.
+type MakeShape = fn() -> SharedShape;
+
 /// Governors of a deformable collider at a time.
 type PoseFn = fn(f32) -> Vec<Affine>;
 
@@ -327,7 +330,7 @@ fn check_rest(name: &str, build: &dyn Fn(&mut Scene), y: f32) -> (f32, f32) {
 
 #[test]
 fn bodies_rest_on_a_skinned_mesh() {
-    let cases: [(&str, fn() -> SharedShape, f32); 3] = [
+    let cases: [(&str, MakeShape, f32); 3] = [
         (
             "trimesh box",
             || box_trimesh(Vec3::new(0.3, 0.2, 0.25)),
@@ -363,7 +366,7 @@ fn bodies_rest_on_a_skinned_mesh() {
 
 #[test]
 fn a_skinned_body_rests_on_height_field_trimesh_and_half_space() {
-    let grounds: [(&str, fn() -> SharedShape, f32); 3] = [
+    let grounds: [(&str, MakeShape, f32); 3] = [
         (
             "height field",
             || flat_height_field(HeightFieldFlags::FIX_INTERNAL_EDGES),
