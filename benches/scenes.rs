@@ -17,6 +17,8 @@ mod proxy_fit;
 mod runner;
 #[path = "scenes/self_collision.rs"]
 mod self_collision;
+#[path = "scenes/skinned_rain.rs"]
+mod skinned_rain;
 
 use runner::{RunOptions, Scene};
 use std::path::{Path, PathBuf};
@@ -71,6 +73,20 @@ const SCENES: &[Scene] = &[
                       vs static and rebuilt compounds, deforming TriMeshes (1.5k, 14k) and Rapier \
                       soft bodies",
         run: crash::run,
+    },
+    Scene {
+        name: "skinned_rain",
+        description: "the 250k-triangle walking cat and the subdivided Fox as kinematic skinned \
+                      colliders under a rain of balls and boxes: BN-Tree DeformableMeshShape \
+                      (O(m) pose) vs deforming TriMesh (skin + set_vertices every step)",
+        run: skinned_rain::run,
+    },
+    Scene {
+        name: "crash_mesh",
+        description: "the crash with BN-Tree DeformableMeshShapes of the car (example-blend rig, \
+                      plasticity, self-intersection guard) as colliders, next to the sphere \
+                      proxy and the deforming 14k-triangle TriMesh",
+        run: crash::run_mesh,
     },
 ];
 

@@ -1,4 +1,4 @@
-//! Scene `crash`: eight cars crash at 35 m/s with example-based plasticity; sphere proxies against a static compound, a compound rebuilt every step, deforming triangle meshes and Rapier's own soft bodies.
+//! Scenes `crash` and `crash_mesh`: eight cars crash at 35 m/s with example-based plasticity; sphere proxies against a static compound, a compound rebuilt every step, deforming triangle meshes and Rapier's own soft bodies (`crash`), and BN-Tree mesh colliders against the proxy and the deforming triangle mesh (`crash_mesh`).
 //!
 //! Every variant runs the same crash (the car layout of `scenes::crash` with a shorter run-up,
 //! cars only) with the same plasticity model, except the static compound (no plasticity: the
@@ -21,19 +21,28 @@
 //! triangle meshes and soft bodies the deepest vertex of one surface inside another), and
 //! `max_mesh_overlap_rel_*` the deepest overlap of the visible surfaces of sphere-collider cars
 //! (their cages blended with the current weights), which adds the proxy's fit error.
+//!
+//! `crash_mesh` runs the same crash with `DeformableCollider::Mesh` cars: a
+//! `DeformableMeshShape` of the car rigged like the cage (seven examples × 32 bones), whose
+//! vertices are re-weighted only where the cage's example weights change (a dent), with the
+//! self-intersection guard on; at the 14k tessellation of the `TriMesh` variant and at the
+//! render mesh's (`CarOptions::FULL`). With `--quick` every mesh is small (1.5k and 3.5k
+//! triangles).
 
 use super::runner::{PlotSpec, RunOptions, SceneReport, Section, median};
 use rapier3d_deform::math::{Quat, Vec3};
 use rapier3d_deform::mesh::TriangleMesh;
-use rapier3d_deform::pipeline::{DeformableCollider, PlasticAsset};
+use rapier3d_deform::pipeline::{DeformableCollider, PlasticAsset, StepStats};
 use rapier3d_deform::rapier3d::dynamics::{SoftBodyBuilder, SoftBodyHandle, SoftBodyMaterial};
 use rapier3d_deform::rapier3d::math::Pose;
 use rapier3d_deform::rapier3d::pipeline::PhysicsWorld;
 use rapier3d_deform::scenes::car::{CAR_LENGTH, CarOptions};
 use rapier3d_deform::scenes::crash::{
     self, CAR_MASS, CarCollider, CrashOptions, CrashScene, DT, bound_car_mesh, build_crash,
-    car_launches, deepest_overlap,
+    car_example_mesh, car_launches, deepest_overlap,
 };
+use rapier3d_deform::self_collision::self_collisions_brute_force;
+use rapier3d_deform::shape::DeformableMeshShape;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -49,6 +58,10 @@ struct Sizes {
     rounds_trimesh_small: usize,
     /// Penetration measured every this many steps.
     penetration_every: usize,
+    /// Tessellation of the `TriMesh` 14k and BN-Tree `mesh_14k` variants.
+    large: CarOptions,
+    /// Tessellation of the `mesh_render` variant.
+    render: CarOptions,
 }
 
 impl Sizes {
@@ -60,6 +73,8 @@ impl Sizes {
                 rounds: 1,
                 rounds_trimesh_small: 1,
                 penetration_every: 6,
+                large: SMALL,
+                render: CarOptions::COARSE,
             }
         } else {
             Self {
@@ -68,6 +83,8 @@ impl Sizes {
                 rounds: 5,
                 rounds_trimesh_small: 2,
                 penetration_every: 4,
+                large: LARGE,
+                render: CarOptions::FULL,
             }
         }
     }
@@ -85,7 +102,19 @@ enum Variant {
     TriMesh1k5,
     TriMesh14k,
     SoftBody,
+    /// BN-Tree `DeformableMeshShape` of the car at the 14k tessellation (scene `crash_mesh`).
+    Mesh14k,
+    /// BN-Tree `DeformableMeshShape` of the car render mesh (`CarOptions::FULL`).
+    MeshRender,
 }
+
+/// The variants of scene `crash_mesh`, in report order.
+const MESH_VARIANTS: [Variant; 4] = [
+    Variant::ProxyHigh,
+    Variant::TriMesh14k,
+    Variant::Mesh14k,
+    Variant::MeshRender,
+];
 
 const VARIANTS: [Variant; 9] = [
     Variant::ProxyLow,
@@ -111,6 +140,8 @@ impl Variant {
             Variant::TriMesh1k5 => "trimesh_1k5",
             Variant::TriMesh14k => "trimesh_14k",
             Variant::SoftBody => "softbody",
+            Variant::Mesh14k => "mesh_14k",
+            Variant::MeshRender => "mesh_render",
         }
     }
 
@@ -118,24 +149,39 @@ impl Variant {
     fn in_round(self, r: usize, sizes: &Sizes) -> bool {
         match self {
             Variant::TriMesh14k | Variant::SoftBody => r == 0,
-            Variant::TriMesh1k5 => r < sizes.rounds_trimesh_small,
+            Variant::TriMesh1k5 | Variant::Mesh14k | Variant::MeshRender => {
+                r < sizes.rounds_trimesh_small
+            }
             _ => true,
         }
     }
 }
 
-/// The car's shared inputs.
+/// The car's shared inputs (only those the chosen variants need are built).
 struct Assets {
-    low: Arc<PlasticAsset>,
-    mid: Arc<PlasticAsset>,
+    low: Option<Arc<PlasticAsset>>,
+    mid: Option<Arc<PlasticAsset>>,
     high: Arc<PlasticAsset>,
-    trimesh_small: DeformableCollider,
-    trimesh_large: DeformableCollider,
-    trimesh_small_triangles: usize,
-    trimesh_large_triangles: usize,
+    trimesh_small: Option<(DeformableCollider, usize)>,
+    trimesh_large: Option<(DeformableCollider, usize)>,
+    mesh_14k: Option<(DeformableCollider, usize)>,
+    mesh_render: Option<(DeformableCollider, usize)>,
 }
 
-fn build_assets() -> Assets {
+/// The 14k-triangle tessellation of the `TriMesh` and BN-Tree mesh variants (2 · rings ·
+/// segments triangles, rings = stations + 8).
+const LARGE: CarOptions = CarOptions {
+    stations: 80,
+    segments: 80,
+};
+
+/// The 1.5k-triangle tessellation (`trimesh_1k5`; the large variants with `--quick`).
+const SMALL: CarOptions = CarOptions {
+    stations: 17,
+    segments: 30,
+};
+
+fn build_assets(variants: &[Variant], sizes: &Sizes) -> Assets {
     let asset = |res: &str| {
         let t = Instant::now();
         let a = crash::car_asset(res, None, &mut |_| {})
@@ -148,31 +194,32 @@ fn build_assets() -> Assets {
         );
         Arc::new(a)
     };
-    let (low, mid, high) = (asset("low"), asset("mid"), asset("high"));
-    // 2 · rings · segments triangles, rings = stations + 8.
-    let small = bound_car_mesh(
-        &high,
-        CarOptions {
-            stations: 17,
-            segments: 30,
-        },
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let large = bound_car_mesh(
-        &high,
-        CarOptions {
-            stations: 80,
-            segments: 80,
-        },
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let needs = |v: Variant| variants.contains(&v);
+    let high = asset("high");
+    let trimesh = |options: CarOptions| {
+        let m = bound_car_mesh(&high, options).unwrap_or_else(|e| panic!("{e}"));
+        let n = m.mesh().triangle_count();
+        (DeformableCollider::TriMesh(Arc::new(m)), n)
+    };
+    let mesh = |options: CarOptions| {
+        let t = Instant::now();
+        let m = car_example_mesh(&high, options).unwrap_or_else(|e| panic!("{e}"));
+        let n = m.tree().mesh().triangle_count();
+        eprintln!(
+            "  BN-Tree car mesh: {n} triangles, {} nodes, {} with O(m) data ({:.1} s)",
+            m.tree().nodes().len(),
+            m.tree().governor_bounded_nodes(),
+            t.elapsed().as_secs_f64()
+        );
+        (DeformableCollider::Mesh(Arc::new(m)), n)
+    };
     Assets {
-        trimesh_small_triangles: small.mesh().triangle_count(),
-        trimesh_large_triangles: large.mesh().triangle_count(),
-        trimesh_small: DeformableCollider::TriMesh(Arc::new(small)),
-        trimesh_large: DeformableCollider::TriMesh(Arc::new(large)),
-        low,
-        mid,
+        low: needs(Variant::ProxyLow).then(|| asset("low")),
+        mid: needs(Variant::ProxyMid).then(|| asset("mid")),
+        trimesh_small: needs(Variant::TriMesh1k5).then(|| trimesh(SMALL)),
+        trimesh_large: needs(Variant::TriMesh14k).then(|| trimesh(sizes.large)),
+        mesh_14k: needs(Variant::Mesh14k).then(|| mesh(sizes.large)),
+        mesh_render: needs(Variant::MeshRender).then(|| mesh(sizes.render)),
         high,
     }
 }
@@ -230,35 +277,27 @@ fn soft_crash(cage: &TriangleMesh, options: &CrashOptions) -> Run {
 
 impl Run {
     fn new(variant: Variant, assets: &Assets, options: &CrashOptions) -> Self {
+        let proxy = CarCollider::Deformable(DeformableCollider::SphereProxy);
+        let of = |a: &Option<(DeformableCollider, usize)>| {
+            CarCollider::Deformable(a.as_ref().expect("asset built for the variant").0.clone())
+        };
+        let expect = |a: &Option<Arc<PlasticAsset>>| a.clone().expect("asset built");
         let (asset, collider) = match variant {
-            Variant::ProxyLow => (
-                &assets.low,
-                CarCollider::Deformable(DeformableCollider::SphereProxy),
-            ),
-            Variant::ProxyMid => (
-                &assets.mid,
-                CarCollider::Deformable(DeformableCollider::SphereProxy),
-            ),
-            Variant::ProxyHigh | Variant::ProxyHighCcd => (
-                &assets.high,
-                CarCollider::Deformable(DeformableCollider::SphereProxy),
-            ),
-            Variant::StaticCompoundHigh => (&assets.high, CarCollider::StaticCompound),
+            Variant::ProxyLow => (expect(&assets.low), proxy),
+            Variant::ProxyMid => (expect(&assets.mid), proxy),
+            Variant::ProxyHigh | Variant::ProxyHighCcd => (assets.high.clone(), proxy),
+            Variant::StaticCompoundHigh => (assets.high.clone(), CarCollider::StaticCompound),
             Variant::NaiveCompoundHigh => (
-                &assets.high,
+                assets.high.clone(),
                 CarCollider::Deformable(DeformableCollider::RebuiltCompound),
             ),
-            Variant::TriMesh1k5 => (
-                &assets.high,
-                CarCollider::Deformable(assets.trimesh_small.clone()),
-            ),
-            Variant::TriMesh14k => (
-                &assets.high,
-                CarCollider::Deformable(assets.trimesh_large.clone()),
-            ),
+            Variant::TriMesh1k5 => (assets.high.clone(), of(&assets.trimesh_small)),
+            Variant::TriMesh14k => (assets.high.clone(), of(&assets.trimesh_large)),
+            Variant::Mesh14k => (assets.high.clone(), of(&assets.mesh_14k)),
+            Variant::MeshRender => (assets.high.clone(), of(&assets.mesh_render)),
             Variant::SoftBody => return soft_crash(assets.high.cage(), options),
         };
-        let mut scene = build_crash(asset, None, &collider, options)
+        let mut scene = build_crash(&asset, None, &collider, options)
             .unwrap_or_else(|e| panic!("{}: {e}", variant.name()));
         if variant != Variant::ProxyHighCcd {
             scene.world.integration_parameters.max_ccd_substeps = 0;
@@ -266,18 +305,40 @@ impl Run {
         Run::Scene(Box::new(scene))
     }
 
-    /// One step; returns its wall time in ms.
-    fn step(&mut self) -> f64 {
+    /// One step; returns its wall time in ms and the pipeline's statistics of the step.
+    fn step(&mut self) -> (f64, StepStats) {
         let t = Instant::now();
-        match self {
+        let stats = match self {
             Run::Scene(scene) => {
                 scene
                     .step()
                     .unwrap_or_else(|e| panic!("pipeline update failed: {e}"));
+                scene.pipeline.stats()
             }
-            Run::Soft { world, .. } => world.step(),
+            Run::Soft { world, .. } => {
+                world.step();
+                StepStats::default()
+            }
+        };
+        (t.elapsed().as_secs_f64() * 1e3, stats)
+    }
+
+    /// Self-intersecting triangle pairs of the mesh colliders (BN-Tree variants), summed over
+    /// the cars (brute-force oracle); `None` for other colliders.
+    fn mesh_self_intersections(&self) -> Option<usize> {
+        let Run::Scene(scene) = self else { return None };
+        let mut total = 0;
+        for b in &scene.cars {
+            let shape = scene
+                .world
+                .colliders
+                .get(b.collider)?
+                .shape()
+                .as_shape::<DeformableMeshShape>()?;
+            total += self_collisions_brute_force(shape.tree().mesh(), &shape.deformed_vertices())
+                .map_or(0, |p| p.len());
         }
-        t.elapsed().as_secs_f64() * 1e3
+        Some(total)
     }
 
     /// The world surfaces of the cars (for the visual overlap); static cars use `rest_cage`.
@@ -289,23 +350,26 @@ impl Run {
                     .filter_map(|b| {
                         let pose = *scene.world.bodies.get(b.rigid_body)?.position();
                         let co = scene.world.colliders.get(b.collider)?;
-                        let (positions, mesh) = if let Some(trimesh) = co.shape().as_trimesh() {
-                            let mesh = TriangleMesh::new(
-                                trimesh.vertices().to_vec(),
-                                trimesh.indices().to_vec(),
-                            )
-                            .ok()?;
-                            (trimesh.vertices().to_vec(), mesh)
-                        } else {
-                            match b.deformable {
-                                Some(h) => {
-                                    let mut p = Vec::new();
-                                    scene.pipeline.cage_positions(h, &mut p).ok()?;
-                                    (p, scene.pipeline.asset(h).ok()?.cage().clone())
+                        let (positions, mesh) =
+                            if let Some(shape) = co.shape().as_shape::<DeformableMeshShape>() {
+                                (shape.deformed_vertices(), shape.tree().mesh().clone())
+                            } else if let Some(trimesh) = co.shape().as_trimesh() {
+                                let mesh = TriangleMesh::new(
+                                    trimesh.vertices().to_vec(),
+                                    trimesh.indices().to_vec(),
+                                )
+                                .ok()?;
+                                (trimesh.vertices().to_vec(), mesh)
+                            } else {
+                                match b.deformable {
+                                    Some(h) => {
+                                        let mut p = Vec::new();
+                                        scene.pipeline.cage_positions(h, &mut p).ok()?;
+                                        (p, scene.pipeline.asset(h).ok()?.cage().clone())
+                                    }
+                                    None => (rest_cage.positions().to_vec(), rest_cage.clone()),
                                 }
-                                None => (rest_cage.positions().to_vec(), rest_cage.clone()),
-                            }
-                        };
+                            };
                         Some((positions.iter().map(|p| pose * *p).collect(), mesh))
                     })
                     .collect()
@@ -331,7 +395,9 @@ impl Run {
             .map(|b| {
                 let pose = *scene.world.bodies.get(b.rigid_body)?.position();
                 let co = scene.world.colliders.get(b.collider)?;
-                if co.shape().as_trimesh().is_some() {
+                if co.shape().as_trimesh().is_some()
+                    || co.shape().as_shape::<DeformableMeshShape>().is_some()
+                {
                     return None;
                 }
                 let (centres, radii): (Vec<Vec3>, Vec<f32>) = match b.deformable {
@@ -421,45 +487,51 @@ struct Tally {
     energy_start: f64,
     energy_end: f64,
     dent_depth: f64,
+    /// Self-intersecting triangle pairs of mesh colliders (summed over cars) at the start and
+    /// at the end of round 0; `None` for other colliders.
+    self_intersections_start: Option<usize>,
+    self_intersections_end: Option<usize>,
+    /// Pipeline statistics summed over round 0.
+    self_intersections_prevented: usize,
+    weight_changes_undone: usize,
+    mesh_vertices_updated: usize,
 }
 
-/// Runs the scene.
-pub fn run(options: &RunOptions) -> SceneReport {
-    let sizes = Sizes::new(options.quick);
-    let mut report = SceneReport::new("crash");
-    let t0 = Instant::now();
-    let assets = build_assets();
-    eprintln!(
-        "  triangle meshes: {} and {} triangles; assets built in {:.1} s",
-        assets.trimesh_small_triangles,
-        assets.trimesh_large_triangles,
-        t0.elapsed().as_secs_f64()
-    );
-    let crash_options = CrashOptions {
-        barrels: false,
-        run_up: sizes.run_up,
-        ..CrashOptions::default()
-    };
-    let mut tallies: Vec<Tally> = VARIANTS.iter().map(|_| Tally::default()).collect();
+/// Runs `variants` side by side (see the module documentation) and returns their tallies, in
+/// the order of `variants`.
+fn simulate(
+    variants: &[Variant],
+    assets: &Assets,
+    sizes: &Sizes,
+    crash_options: &CrashOptions,
+) -> Vec<Tally> {
+    let mut tallies: Vec<Tally> = variants.iter().map(|_| Tally::default()).collect();
     for round in 0..sizes.rounds.max(sizes.rounds_trimesh_small).max(1) {
-        let active: Vec<usize> = (0..VARIANTS.len())
-            .filter(|&i| VARIANTS[i].in_round(round, &sizes))
+        let active: Vec<usize> = (0..variants.len())
+            .filter(|&i| variants[i].in_round(round, sizes))
             .collect();
         let mut runs: Vec<(usize, Run)> = active
             .iter()
-            .map(|&i| (i, Run::new(VARIANTS[i], &assets, &crash_options)))
+            .map(|&i| (i, Run::new(variants[i], assets, crash_options)))
             .collect();
         let mut totals = vec![0.0f64; runs.len()];
         for (i, run) in &runs {
             tallies[*i].energy_start = run.energy();
+            if round == 0 {
+                tallies[*i].self_intersections_start = run.mesh_self_intersections();
+            }
         }
         let started = Instant::now();
         for step in 0..sizes.steps {
             for (k, (i, run)) in runs.iter_mut().enumerate() {
-                let ms = run.step();
+                let (ms, stats) = run.step();
                 totals[k] += ms;
                 if round == 0 {
-                    tallies[*i].frames.push(ms);
+                    let t = &mut tallies[*i];
+                    t.frames.push(ms);
+                    t.self_intersections_prevented += stats.self_intersections_prevented;
+                    t.weight_changes_undone += stats.weight_changes_undone;
+                    t.mesh_vertices_updated += stats.mesh_vertices_updated;
                 }
             }
             if round == 0 && (step + 1) % sizes.penetration_every == 0 {
@@ -480,6 +552,7 @@ pub fn run(options: &RunOptions) -> SceneReport {
             tallies[*i].per_round.push(totals[k] / sizes.steps as f64);
             if round == 0 {
                 tallies[*i].energy_end = run.energy();
+                tallies[*i].self_intersections_end = run.mesh_self_intersections();
                 if let Run::Scene(scene) = run {
                     let cars = scene.cars.clone();
                     let mut deepest = 0.0f32;
@@ -497,7 +570,34 @@ pub fn run(options: &RunOptions) -> SceneReport {
             started.elapsed().as_secs_f64()
         );
     }
+    tallies
+}
 
+/// The crash options of the benchmark (cars only, the run-up of `sizes`).
+fn bench_crash_options(sizes: &Sizes) -> CrashOptions {
+    CrashOptions {
+        barrels: false,
+        run_up: sizes.run_up,
+        ..CrashOptions::default()
+    }
+}
+
+/// Runs the scene.
+pub fn run(options: &RunOptions) -> SceneReport {
+    let sizes = Sizes::new(options.quick);
+    let mut report = SceneReport::new("crash");
+    let t0 = Instant::now();
+    let assets = build_assets(&VARIANTS, &sizes);
+    let triangles = |a: &Option<(DeformableCollider, usize)>| a.as_ref().map_or(0, |x| x.1);
+    let (trimesh_small_triangles, trimesh_large_triangles) = (
+        triangles(&assets.trimesh_small),
+        triangles(&assets.trimesh_large),
+    );
+    eprintln!(
+        "  triangle meshes: {trimesh_small_triangles} and {trimesh_large_triangles} triangles; assets built in {:.1} s",
+        t0.elapsed().as_secs_f64()
+    );
+    let tallies = simulate(&VARIANTS, &assets, &sizes, &bench_crash_options(&sizes));
     let ms = |v: Variant| {
         let i = VARIANTS.iter().position(|x| *x == v).unwrap_or(0);
         let mut xs = tallies[i].per_round.clone();
@@ -509,12 +609,18 @@ pub fn run(options: &RunOptions) -> SceneReport {
         (
             Variant::ProxyLow,
             "ms_per_step_proxy_low",
-            format!("{} spheres per car", assets.low.proxy().sphere_count()),
+            format!(
+                "{} spheres per car",
+                assets.low.as_ref().map_or(0, |a| a.proxy().sphere_count())
+            ),
         ),
         (
             Variant::ProxyMid,
             "ms_per_step_proxy_mid",
-            format!("{} spheres per car", assets.mid.proxy().sphere_count()),
+            format!(
+                "{} spheres per car",
+                assets.mid.as_ref().map_or(0, |a| a.proxy().sphere_count())
+            ),
         ),
         (
             Variant::ProxyHigh,
@@ -541,7 +647,7 @@ pub fn run(options: &RunOptions) -> SceneReport {
             "ms_per_step_trimesh_1k5",
             format!(
                 "{}-triangle DEFORMABLE TriMesh, set_vertices every step",
-                assets.trimesh_small_triangles
+                trimesh_small_triangles
             ),
         ),
         (
@@ -549,7 +655,7 @@ pub fn run(options: &RunOptions) -> SceneReport {
             "ms_per_step_trimesh_14k",
             format!(
                 "{}-triangle DEFORMABLE TriMesh, set_vertices every step",
-                assets.trimesh_large_triangles
+                trimesh_large_triangles
             ),
         ),
         (
@@ -698,6 +804,185 @@ pub fn run(options: &RunOptions) -> SceneReport {
         title: "crash: ms per step (8 cars, 35 m/s, dt = 1/240 s)".to_string(),
         y_label: "ms per step".to_string(),
         series: (1..=VARIANTS.len()).collect(),
+        log_y: true,
+    });
+    report
+}
+
+/// Does the crate's dispatcher give contacts between two `DeformableMeshShape`s (car against
+/// car)? Probed on two copies of `collider`'s mesh, half a car length apart.
+fn mesh_vs_mesh_supported(collider: &DeformableCollider) -> bool {
+    use rapier3d_deform::query::DeformDispatcher;
+    use rapier3d_deform::rapier3d::parry::query::{ContactManifold, PersistentQueryDispatcher};
+    let DeformableCollider::Mesh(mesh) = collider else {
+        return false;
+    };
+    let Ok(shape) = mesh.shape() else {
+        return false;
+    };
+    let pos12 = Pose::from_translation(Vec3::new(0.5 * CAR_LENGTH, 0.0, 0.0));
+    let mut manifolds: Vec<ContactManifold<(), ()>> = Vec::new();
+    let mut workspace = None;
+    DeformDispatcher
+        .contact_manifolds(&pos12, &shape, &shape, 0.01, &mut manifolds, &mut workspace)
+        .is_ok()
+        && manifolds.iter().any(|m| !m.points.is_empty())
+}
+
+/// Scene `crash_mesh`: the crash with BN-Tree `DeformableMeshShape`s of the car (example-blend
+/// rig, plasticity from the same cage, self-intersection guard on) as colliders, next to the
+/// sphere proxy (high) and the deforming 14k-triangle `TriMesh`.
+///
+/// Car against ground uses the crate's mesh-vs-convex contacts (the ground is a cuboid). Car
+/// against car needs mesh-vs-mesh contacts in the dispatcher: `mesh_vs_mesh_supported` reports
+/// whether this build has them (without them the mesh cars pass through each other, and their
+/// dent and penetration figures mean nothing).
+pub fn run_mesh(options: &RunOptions) -> SceneReport {
+    let sizes = Sizes::new(options.quick);
+    let mut report = SceneReport::new("crash_mesh");
+    let t0 = Instant::now();
+    let assets = build_assets(&MESH_VARIANTS, &sizes);
+    eprintln!("  assets built in {:.1} s", t0.elapsed().as_secs_f64());
+    let supported = assets
+        .mesh_14k
+        .as_ref()
+        .is_some_and(|(c, _)| mesh_vs_mesh_supported(c));
+    eprintln!(
+        "  mesh-vs-mesh contacts: {}",
+        if supported { "yes" } else { "NO" }
+    );
+    let tallies = simulate(
+        &MESH_VARIANTS,
+        &assets,
+        &sizes,
+        &bench_crash_options(&sizes),
+    );
+    let index = |v: Variant| MESH_VARIANTS.iter().position(|x| *x == v).unwrap_or(0);
+    let ms = |v: Variant| {
+        let mut xs = tallies[index(v)].per_round.clone();
+        median(&mut xs)
+    };
+    let triangles = |a: &Option<(DeformableCollider, usize)>| a.as_ref().map_or(0, |x| x.1);
+    let (t14, tr) = (triangles(&assets.mesh_14k), triangles(&assets.mesh_render));
+    report.metric(
+        "mesh_vs_mesh_supported",
+        supported as u8 as f64,
+        "1 when the dispatcher has DeformableMeshShape–DeformableMeshShape contacts (car against car)",
+    );
+    let names = [
+        (
+            Variant::ProxyHigh,
+            "ms_per_step_proxy_high",
+            format!("{} spheres per car", assets.high.proxy().sphere_count()),
+        ),
+        (
+            Variant::TriMesh14k,
+            "ms_per_step_trimesh_14k",
+            format!(
+                "{}-triangle DEFORMABLE TriMesh, set_vertices every step",
+                triangles(&assets.trimesh_large)
+            ),
+        ),
+        (
+            Variant::Mesh14k,
+            "ms_per_step_mesh_14k",
+            format!("{t14}-triangle BN-Tree DeformableMeshShape, re-weighted where it dents"),
+        ),
+        (
+            Variant::MeshRender,
+            "ms_per_step_mesh_render",
+            format!("{tr}-triangle render mesh as BN-Tree DeformableMeshShape"),
+        ),
+    ];
+    for (v, name, note) in &names {
+        report.metric(
+            name,
+            ms(*v),
+            format!(
+                "{note}; median of {} round(s)",
+                tallies[index(*v)].per_round.len()
+            ),
+        );
+    }
+    report.metric(
+        "speedup_mesh_14k_vs_trimesh_14k",
+        ms(Variant::TriMesh14k) / ms(Variant::Mesh14k),
+        "trimesh_14k / mesh_14k (same tessellation)",
+    );
+    report.metric(
+        "mesh_render_over_proxy_high",
+        ms(Variant::MeshRender) / ms(Variant::ProxyHigh),
+        "mesh_render / proxy_high",
+    );
+    for v in MESH_VARIANTS {
+        let t = &tallies[index(v)];
+        let n = v.name();
+        report.metric(
+            Box::leak(format!("max_penetration_rel_{n}").into_boxed_str()),
+            t.penetration_rel,
+            "deepest car–car overlap of the colliders over the car length (round 0)",
+        );
+        report.metric(
+            Box::leak(format!("dent_depth_max_rel_{n}").into_boxed_str()),
+            t.dent_depth / CAR_LENGTH as f64,
+            "largest cage-vertex displacement from rest over the car length",
+        );
+        report.metric(
+            Box::leak(format!("energy_absorbed_fraction_{n}").into_boxed_str()),
+            1.0 - t.energy_end / t.energy_start,
+            "1 − mechanical energy after / before",
+        );
+    }
+    for v in [Variant::Mesh14k, Variant::MeshRender] {
+        let t = &tallies[index(v)];
+        let n = v.name();
+        report.metric(
+            Box::leak(format!("self_intersections_start_{n}").into_boxed_str()),
+            t.self_intersections_start.unwrap_or(0) as f64,
+            "self-intersecting triangle pairs of the mesh colliders at launch (brute force, all cars)",
+        );
+        report.metric(
+            Box::leak(format!("self_intersections_end_{n}").into_boxed_str()),
+            t.self_intersections_end.unwrap_or(0) as f64,
+            "the same after the crash",
+        );
+        report.metric(
+            Box::leak(format!("self_intersections_prevented_{n}").into_boxed_str()),
+            t.self_intersections_prevented as f64,
+            "new self-intersecting pairs the guard refused, summed over steps",
+        );
+        report.metric(
+            Box::leak(format!("weight_changes_undone_{n}").into_boxed_str()),
+            t.weight_changes_undone as f64,
+            "cage-vertex weight changes undone by the guard",
+        );
+        report.metric(
+            Box::leak(format!("mesh_vertices_updated_{n}").into_boxed_str()),
+            t.mesh_vertices_updated as f64,
+            "mesh vertices re-weighted, summed over steps (O(changed), not O(n) per step)",
+        );
+    }
+    report.metric(
+        "steps",
+        sizes.steps as f64,
+        format!("steps per run, dt = 1/{:.0} s", 1.0 / DT),
+    );
+    report.frames.columns = std::iter::once("step".to_string())
+        .chain(MESH_VARIANTS.iter().map(|v| format!("ms_{}", v.name())))
+        .collect();
+    for s in 0..sizes.steps {
+        let mut row = vec![s as f64];
+        row.extend(
+            tallies
+                .iter()
+                .map(|t| t.frames.get(s).copied().unwrap_or(f64::NAN)),
+        );
+        report.frames.rows.push(row);
+    }
+    report.plot = Some(PlotSpec {
+        title: "crash_mesh: ms per step (8 cars, 35 m/s, dt = 1/240 s)".to_string(),
+        y_label: "ms per step".to_string(),
+        series: (1..=MESH_VARIANTS.len()).collect(),
         log_y: true,
     });
     report

@@ -384,7 +384,8 @@ impl BnTree {
         &self.mesh
     }
 
-    /// The weights the tree was built with.
+    /// The current weights (those the tree was built with, unless
+    /// [`BnTree::set_vertex_weights`] changed some rows).
     #[inline]
     pub fn weights(&self) -> &ConvexWeights {
         &self.weights

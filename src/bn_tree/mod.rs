@@ -19,8 +19,10 @@ mod bn_tree_contour;
 mod bn_tree_front;
 mod bn_tree_refit;
 mod bn_tree_traverse;
+mod bn_tree_weights;
 
 pub use bn_tree_build::{BnNode, BnTree, BnTreeOptions};
+pub use bn_tree_weights::VertexLeaves;
 
 use crate::bounds::{BoundsWorkspace, NormalCone};
 use crate::math::{Aabb, Vec3};

@@ -23,3 +23,4 @@ pub use morph_targets::{MorphExamples, MorphKind, MorphPatchBounds, MorphTargets
 pub use point_based::{PointBasedAnimation, point_kernel};
 pub use skinning::LinearBlendSkinning;
 pub use weights::ConvexWeights;
+pub(crate) use weights::check_row as check_convex_row;

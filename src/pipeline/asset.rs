@@ -156,7 +156,7 @@ impl BoundMesh {
 
 /// Barycentric coordinates of `p` (a point of triangle `abc`), clamped to `≥ 0` and summing to
 /// one; a degenerate triangle gives the nearest corner's.
-fn barycentric_coordinates(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> [f32; 3] {
+pub(super) fn barycentric_coordinates(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> [f32; 3] {
     let (v0, v1, v2) = (b - a, c - a, p - a);
     let (d00, d01, d11) = (v0.dot(v0), v0.dot(v1), v1.dot(v1));
     let (d20, d21) = (v2.dot(v0), v2.dot(v1));

@@ -6,14 +6,18 @@ use rapier3d::dynamics::{RigidBody, RigidBodyHandle, RigidBodySet};
 use rapier3d::geometry::{ColliderHandle, ColliderSet, SharedShape};
 use rapier3d::math::Pose;
 use rapier3d::parry::mass_properties::MassProperties;
+use rapier3d::parry::query::PointQuery;
+use rapier3d::parry::shape::Shape;
 
 use super::asset::{BoundMesh, PlasticAsset};
+use super::example_mesh::ExampleMesh;
+use super::self_intersection_guard::{GuardOutcome, SelfIntersectionGuard};
 use crate::error::{DeformError, Result};
 use crate::math::Vec3;
 use crate::plasticity::{
     BodyMotion, PlasticState, SphereMassModel, VertexGrid, continue_motion, world_inertia,
 };
-use crate::shape::SphereProxyShape;
+use crate::shape::{DeformableMeshShape, SphereProxyShape};
 
 /// Which collider a deformable body has and how it is kept up to date.
 ///
@@ -31,6 +35,12 @@ pub enum DeformableCollider {
     /// Baseline: a parry `TriMesh` with `TriMeshFlags::DEFORMABLE` of a mesh bound to the cage,
     /// updated with `set_vertices` every step.
     TriMesh(Arc<BoundMesh>),
+    /// A [`DeformableMeshShape`] (BN-Tree) of a mesh rigged with the cage's examples: only the
+    /// vertices reading cage vertices whose weights changed are re-weighted, in the steps they
+    /// change (O(changed), no per-step cost at rest), and changes that would push the mesh
+    /// through itself are undone ([`super::SelfIntersectionGuard`], when
+    /// [`super::PipelineParams::self_intersection_guard`] is on).
+    Mesh(Arc<ExampleMesh>),
 }
 
 /// The collider-specific part of a body.
@@ -42,6 +52,10 @@ pub(crate) enum ColliderState {
         mesh: Arc<BoundMesh>,
         grid: VertexGrid,
         positions: Vec<Vec3>,
+    },
+    Mesh {
+        mesh: Arc<ExampleMesh>,
+        guard: Box<SelfIntersectionGuard>,
     },
 }
 
@@ -108,6 +122,20 @@ impl Body {
                     positions: mesh.mesh().positions().to_vec(),
                 }
             }
+            DeformableCollider::Mesh(mesh) => {
+                if mesh.example_count() != state.example_count() {
+                    return Err(DeformError::LengthMismatch {
+                        what: "examples of the mesh collider",
+                        expected: state.example_count(),
+                        actual: mesh.example_count(),
+                    });
+                }
+                state.set_eager(mesh.cage_vertices())?;
+                ColliderState::Mesh {
+                    mesh: mesh.clone(),
+                    guard: Box::default(),
+                }
+            }
         };
         let rest_mass = mass.rest();
         let rest: Vec<Vec3> = proxy.example_centres(0).to_vec();
@@ -133,9 +161,14 @@ impl Body {
     }
 
     /// Maps a contact point on the current collider back to the rest pose, by undoing the
-    /// displacement of the nearest collider element (sphere or vertex).
-    pub fn rest_point(&self, point: Vec3) -> Vec3 {
+    /// displacement of the nearest collider element (sphere or vertex); on a mesh collider
+    /// (`shape`), the closest point's barycentric coordinates carried to the rest triangle.
+    pub fn rest_point(&self, point: Vec3, shape: &dyn Shape) -> Vec3 {
         match &self.kind {
+            ColliderState::Mesh { .. } => match shape.as_shape::<DeformableMeshShape>() {
+                Some(mesh) => mesh_rest_point(mesh, point),
+                None => point,
+            },
             ColliderState::TriMesh {
                 mesh,
                 grid,
@@ -263,6 +296,7 @@ impl Body {
                 ));
                 update.shape_written = true;
             }
+            ColliderState::Mesh { .. } => {}
             ColliderState::TriMesh {
                 mesh, positions, ..
             } => {
@@ -291,6 +325,40 @@ impl Body {
             }
         }
         Ok(update)
+    }
+
+    /// For a mesh collider: re-weights the mesh vertices reading the cage vertices `changed` by
+    /// the last advance (`previous`: their rows before it) and, with `guard`, undoes changes
+    /// that create new self-intersections. No effect for other colliders.
+    pub fn update_mesh(
+        &mut self,
+        colliders: &mut ColliderSet,
+        changed: &[u32],
+        previous: &[f32],
+        guard: bool,
+    ) -> Result<GuardOutcome> {
+        let ColliderState::Mesh { mesh, guard: g } = &mut self.kind else {
+            return Ok(GuardOutcome::default());
+        };
+        if changed.is_empty() {
+            return Ok(GuardOutcome::default());
+        }
+        let co = colliders
+            .get_mut(self.collider)
+            .ok_or(missing("collider", self.collider.into_raw_parts().0))?;
+        let shape = co.shape_mut().as_shape_mut::<DeformableMeshShape>().ok_or(
+            DeformError::InvalidParameter {
+                name: "collider shape",
+                value: f32::NAN,
+                reason: "a mesh body's collider must hold a DeformableMeshShape",
+            },
+        )?;
+        g.apply(shape, mesh, &mut self.state, changed, previous, guard)
+    }
+
+    /// Is the collider a [`DeformableMeshShape`] kept by [`Body::update_mesh`]?
+    pub fn is_mesh(&self) -> bool {
+        matches!(self.kind, ColliderState::Mesh { .. })
     }
 
     /// Moves the collider's explicit mass properties towards the target, the local centre of
@@ -343,6 +411,22 @@ impl Body {
         }
         Ok((rb.center_of_mass() - old_com).length())
     }
+}
+
+/// The rest position of a point on a deformable mesh: its closest point's barycentric
+/// coordinates in the deformed triangle, applied to the rest triangle.
+fn mesh_rest_point(mesh: &DeformableMeshShape, point: Vec3) -> Vec3 {
+    let proj = mesh.project_local_point(point, false);
+    let t = proj.subshape;
+    let triangles = mesh.tree().mesh().triangles();
+    let Some(tri) = triangles.get(t as usize) else {
+        return point;
+    };
+    let [a, b, c] = tri.map(|v| mesh.vertex(v));
+    let [a0, b0, c0] = tri.map(|v| mesh.tree().rest_positions()[v as usize]);
+    let l = super::asset::barycentric_coordinates(proj.point, a, b, c);
+    // The contact may lie slightly off the surface: keep its offset along the way it points.
+    a0 * l[0] + b0 * l[1] + c0 * l[2] + (point - proj.point)
 }
 
 fn missing(what: &'static str, index: u32) -> DeformError {

@@ -19,7 +19,11 @@
 //!    collider is undone, and the nearest plastic vertex takes the contact.
 //! 2. **Plasticity** ([`crate::plasticity`]): `d = j dt / M` in the body frame, yield, `Jᵀd`
 //!    projection, geodesic falloff, deposit; then one rate-limited step of every vertex a
-//!    collider reads (the rest catch up lazily when read).
+//!    collider reads (the rest catch up lazily when read). For a mesh collider
+//!    ([`DeformableCollider::Mesh`]) the mesh vertices reading the cage vertices whose weights
+//!    changed are then re-weighted in its [`crate::shape::DeformableMeshShape`] (O(changed),
+//!    nothing at rest), and a change that would push the mesh through itself is undone
+//!    ([`SelfIntersectionGuard`]; the rule is in its documentation).
 //! 3. **Spheres.** Only spheres whose driving vertex changed are re-blended (O(E) each).
 //! 4. **Shape.** A sphere proxy is written (`shape_mut`, one O(S) copy and BVH refit) only when
 //!    some sphere drifted more than [`PipelineParams::shape_tolerance`] from what the collider
@@ -45,6 +49,21 @@
 //! through the dispatcher, and parry's own cast clamps a body sliding on the ground to a fraction
 //! of its motion (see [`crate::query`]).
 //!
+//! # Skinned (governed) mesh colliders
+//!
+//! A [`crate::shape::DeformableMeshShape`] collider driven by the game (bone transforms of a
+//! skinned character, example transforms × bones) is posed once per step with
+//! [`pose_deformable_mesh`]: O(m), every side effect of Rapier's `SHAPE` flag O(1) for this
+//! shape (the function's documentation lists them). Its self-collisions are found, once per
+//! step, by [`DeformableMeshSelfCollisions`] (one reusable BN-Tree query per mesh):
+//!
+//! ```text
+//! pose_deformable_mesh(&mut world.colliders, cat, &bones)?;   // O(m)
+//! world.step();
+//! self_collisions.update(&world.colliders)?;
+//! for [t1, t2] in self_collisions.pairs(cat)? { … }
+//! ```
+//!
 //! Render meshes are re-blended on demand ([`PlasticPipeline::render_positions`]), so a game pays
 //! for them only in frames it draws.
 //!
@@ -55,6 +74,10 @@
 mod asset;
 mod body;
 mod contacts;
+mod example_mesh;
+mod mesh_pose;
+mod mesh_self_collisions;
+mod self_intersection_guard;
 
 use std::sync::Arc;
 
@@ -70,6 +93,10 @@ pub use asset::{BoundMesh, PlasticAsset};
 pub use body::DeformableCollider;
 use body::{Body, ColliderState};
 pub use contacts::{SolvedContact, read_solved_contacts};
+pub use example_mesh::ExampleMesh;
+pub use mesh_pose::{MeshPoseUpdate, pose_deformable_mesh};
+pub use mesh_self_collisions::DeformableMeshSelfCollisions;
+pub use self_intersection_guard::{GuardOutcome, SelfIntersectionGuard};
 
 use crate::error::{DeformError, Result};
 use crate::math::Vec3;
@@ -90,15 +117,20 @@ pub struct PipelineParams {
     /// Largest move of a body's local centre of mass per step from a mass update (length unit;
     /// larger changes are spread over several steps). Finite, `> 0`.
     pub max_com_step: f32,
+    /// For [`DeformableCollider::Mesh`] bodies: undo the weight changes that would push the
+    /// mesh through itself ([`SelfIntersectionGuard`]).
+    pub self_intersection_guard: bool,
 }
 
 impl Default for PipelineParams {
-    /// 5 mm shape tolerance, mass updates on, centre of mass moving at most 5 mm per step.
+    /// 5 mm shape tolerance, mass updates on, centre of mass moving at most 5 mm per step, the
+    /// self-intersection guard on.
     fn default() -> Self {
         Self {
             shape_tolerance: 5e-3,
             update_mass: true,
             max_com_step: 5e-3,
+            self_intersection_guard: true,
         }
     }
 }
@@ -157,6 +189,12 @@ pub struct StepStats {
     pub mass_writes: usize,
     /// Largest world move of a centre of mass caused by a mass update.
     pub max_com_jump: f32,
+    /// Mesh-collider vertices re-weighted.
+    pub mesh_vertices_updated: usize,
+    /// New self-intersecting triangle pairs that weight changes would have created.
+    pub self_intersections_prevented: usize,
+    /// Cage vertices whose weight change was undone by the self-intersection guard.
+    pub weight_changes_undone: usize,
 }
 
 /// The example-based plasticity loop for Rapier: owns the plastic state of every deformable
@@ -178,6 +216,7 @@ pub struct PlasticPipeline {
     samples: Vec<ContactSample>,
     dents: Vec<Dent>,
     changed: Vec<u32>,
+    previous: Vec<f32>,
 }
 
 impl PlasticPipeline {
@@ -211,6 +250,7 @@ impl PlasticPipeline {
             samples: Vec::new(),
             dents: Vec::new(),
             changed: Vec::new(),
+            previous: Vec::new(),
         })
     }
 
@@ -302,6 +342,7 @@ impl PlasticPipeline {
                 vertices: mesh.mesh().vertex_count(),
                 triangles: mesh.mesh().triangle_count(),
             })?,
+            DeformableCollider::Mesh(mesh) => SharedShape::new(mesh.shape()?),
         };
         let mut builder = configure(ColliderBuilder::new(shape.clone())).mass_properties(rest_mass);
         builder.shape = shape;
@@ -370,7 +411,7 @@ impl PlasticPipeline {
                     let displacement = c.impulse * (dt / mass);
                     if displacement.length() > yield_displacement {
                         self.samples.push(ContactSample {
-                            point: body.rest_point(c.point),
+                            point: body.rest_point(c.point, co.shape()),
                             displacement,
                         });
                     }
@@ -398,8 +439,31 @@ impl PlasticPipeline {
             self.stats.dents += self.dents.len();
             self.changed.clear();
             self.changed.extend_from_slice(body.state.advance());
-            // 3. Spheres.
-            let drift = body.reblend(&self.changed, self.params.shape_tolerance);
+            // 2b. A mesh collider follows the changed cage vertices (guarded).
+            let mesh = body.is_mesh();
+            if mesh && !self.changed.is_empty() {
+                self.previous.clear();
+                self.previous
+                    .extend_from_slice(body.state.previous_weights());
+                let g = body.update_mesh(
+                    colliders,
+                    &self.changed,
+                    &self.previous,
+                    self.params.self_intersection_guard,
+                )?;
+                self.stats.mesh_vertices_updated += g.mesh_vertices_updated;
+                self.stats.self_intersections_prevented += g.new_pairs;
+                self.stats.weight_changes_undone += g.cage_vertices_reverted;
+                self.stats.shape_writes += 1;
+            }
+            // 3. Spheres (they drive the mass model; a mesh collider needs every change of the
+            // cage vertices it reads, so none is deferred).
+            let tolerance = if mesh {
+                0.0
+            } else {
+                self.params.shape_tolerance
+            };
+            let drift = body.reblend(&self.changed, tolerance);
             // 4–5. Shape and mass.
             let push = drift > self.params.shape_tolerance;
             let write_every_step = !matches!(body.kind, ColliderState::Proxy);

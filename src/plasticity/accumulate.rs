@@ -40,6 +40,8 @@ pub struct PlasticState {
     active: Vec<u32>,
     in_active: Vec<bool>,
     changed: Vec<u32>,
+    /// The rows of `changed` before the last `advance` (`E` each, aligned with `changed`).
+    previous: Vec<f32>,
     /// Σ of the magnitudes of the deposited changes, decayed like `Δ`.
     pending: f32,
 }
@@ -86,6 +88,7 @@ impl PlasticState {
             active: Vec::new(),
             in_active: vec![false; vertex_count],
             changed: Vec::new(),
+            previous: Vec::new(),
             pending: 0.0,
         })
     }
@@ -178,12 +181,20 @@ impl PlasticState {
             self.pending = 0.0;
         }
         self.changed.clear();
+        self.previous.clear();
+        let e = self.examples;
         let mut i = 0;
         while i < self.active.len() {
             let v = self.active[i];
+            let start = self.previous.len();
+            let vi = v as usize;
+            self.previous
+                .extend_from_slice(&self.beta[vi * e..(vi + 1) * e]);
             let moved = self.catch_up(v);
             if moved {
                 self.changed.push(v);
+            } else {
+                self.previous.truncate(start);
             }
             if self.is_settled(v) {
                 self.in_active[v as usize] = false;
@@ -193,6 +204,50 @@ impl PlasticState {
             }
         }
         &self.changed
+    }
+
+    /// The weights the vertices returned by the last [`PlasticState::advance`] had before it,
+    /// `E` per vertex in the same order (what [`PlasticState::revert`] restores).
+    pub fn previous_weights(&self) -> &[f32] {
+        &self.previous
+    }
+
+    /// Undoes a weight change of `v` locally: its weights become `beta` (renormalised) and its
+    /// pending change is dropped, so plasticity stops pushing it that way. Used when a change
+    /// would push a mesh through itself (see [`crate::pipeline::SelfIntersectionGuard`]).
+    ///
+    /// # Errors
+    /// [`DeformError::IndexOutOfRange`], [`DeformError::LengthMismatch`],
+    /// [`DeformError::NonFiniteWeight`], [`DeformError::NegativeWeight`],
+    /// [`DeformError::WeightSumOff`]; nothing changes on error.
+    ///
+    /// # Performance
+    /// O(E) plus O(active eager vertices) (a removal from the active list) plus the vertex's
+    /// lazy catch-up.
+    pub fn revert(&mut self, v: u32, beta: &[f32]) -> Result<()> {
+        self.check(v)?;
+        if beta.len() != self.examples {
+            return Err(DeformError::LengthMismatch {
+                what: "example weights of a vertex",
+                expected: self.examples,
+                actual: beta.len(),
+            });
+        }
+        let sum = crate::deformation::check_convex_row(v as usize, beta)?;
+        self.catch_up(v);
+        let e = self.examples;
+        let vi = v as usize;
+        for (b, x) in self.beta[vi * e..(vi + 1) * e].iter_mut().zip(beta) {
+            *b = x / sum;
+        }
+        let dropped: f32 = self.delta[vi * e..(vi + 1) * e]
+            .iter()
+            .map(|d| d.abs())
+            .sum();
+        self.delta[vi * e..(vi + 1) * e].fill(0.0);
+        self.pending = (self.pending - dropped).max(0.0);
+        self.defer(v);
+        Ok(())
     }
 
     /// Stops updating eager vertex `v` at every step until it is read or receives a new change

@@ -1,7 +1,5 @@
 //! Contact manifolds between a `DeformableMeshShape` and a convex shape: one manifold per overlapping triangle, keyed by triangle index, reused from the previous step so warm starts survive.
 
-use std::collections::HashMap;
-
 use rapier3d::math::{Pose, Real};
 use rapier3d::parry::bounding_volume::BoundingVolume;
 use rapier3d::parry::query::{
@@ -30,8 +28,12 @@ impl WorkspaceData for DeformableContactWorkspace {
 
 /// Fills `manifolds` with one manifold per triangle whose box overlaps the other shape's box
 /// loosened by `prediction`, keyed `(triangle, 0)` (`(0, triangle)` when the mesh is the second
-/// shape). A manifold of the same key in the incoming list is reused, and its points' solver
-/// data carried over by feature ids. Points are in the colliders' frames.
+/// shape). A manifold of the same key in the incoming list is reused (parry's per-triangle
+/// routines then carry its points' solver data over by feature ids, as for a `TriMesh`). Points
+/// are in the colliders' frames.
+///
+/// The incoming list is sorted by key and searched by bisection: one allocation per call (the
+/// new list), no hashing, no copy of the points.
 pub(super) fn contact_manifolds<ManifoldData, ContactData>(
     pair: &MeshPair<'_>,
     pos12: &Pose,
@@ -42,25 +44,26 @@ pub(super) fn contact_manifolds<ManifoldData, ContactData>(
     ManifoldData: Default + Clone + Send + Sync,
     ContactData: Default + Copy + Send + Sync,
 {
-    let key = |m: &ContactManifold<ManifoldData, ContactData>| {
-        if pair.flipped {
-            m.subshape2
-        } else {
-            m.subshape1
-        }
+    let flipped = pair.flipped;
+    let key = move |m: &ContactManifold<ManifoldData, ContactData>| {
+        if flipped { m.subshape2 } else { m.subshape1 }
     };
-    let mut old: HashMap<u32, ContactManifold<ManifoldData, ContactData>> =
-        manifolds.drain(..).map(|m| (key(&m), m)).collect();
+    let mut old = std::mem::replace(manifolds, Vec::with_capacity(manifolds.len() + 4));
+    old.sort_unstable_by_key(key);
     let aabb = pair.other.compute_aabb(&pair.pos_mo).loosened(prediction);
     let pos21_again = pair.pos_mo.inverse();
     pair.mesh.for_each_triangle_in_aabb(&aabb, |t, tri| {
-        let mut manifold = old.remove(&t).unwrap_or_else(|| {
-            let (s1, s2) = if pair.flipped { (0, t) } else { (t, 0) };
+        // Each triangle is visited once, so each old manifold is taken at most once.
+        let reused = old
+            .binary_search_by_key(&t, key)
+            .ok()
+            .map(|i| std::mem::replace(&mut old[i], ContactManifold::new()));
+        let mut manifold = reused.unwrap_or_else(|| {
+            let (s1, s2) = if flipped { (0, t) } else { (t, 0) };
             ContactManifold::with_data(s1, s2, ManifoldData::default())
         });
-        let previous = manifold.points.clone();
         manifold.mark_shapes_deformed();
-        let _ = if pair.flipped {
+        let _ = if flipped {
             // `pos_mo.inverse()` rather than `pos12`: the pose parry's own TriMesh path uses, so
             // that near-degenerate clipping decides as it does for a TriMesh.
             DefaultQueryDispatcher.contact_manifold_convex_convex(
@@ -83,7 +86,6 @@ pub(super) fn contact_manifolds<ManifoldData, ContactData>(
                 &mut manifold,
             )
         };
-        manifold.match_contacts(&previous);
         manifolds.push(manifold);
     });
     if workspace

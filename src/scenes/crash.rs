@@ -25,12 +25,13 @@ use rapier3d::pipeline::PhysicsWorld;
 
 use super::barrel::{BARREL_HEIGHT, BARREL_RADIUS, BarrelOptions, barrel, barrel_proxy_options};
 use super::car::{CAR_LENGTH, CarOptions, ExampleAsset, car, car_proxy_options};
+use crate::bn_tree::BnTreeOptions;
 use crate::error::{DeformError, Result};
 use crate::math::{Quat, Vec3};
 use crate::mesh::TriangleMesh;
 use crate::pipeline::{
-    BoundMesh, DeformableCollider, DeformableDesc, DeformableHandle, PipelineParams, PlasticAsset,
-    PlasticPipeline,
+    BoundMesh, DeformableCollider, DeformableDesc, DeformableHandle, ExampleMesh, PipelineParams,
+    PlasticAsset, PlasticPipeline,
 };
 use crate::plasticity::PlasticityParams;
 use crate::proxy::{MeshDistance, SphereProxy};
@@ -166,6 +167,21 @@ pub fn bound_car_mesh(asset: &PlasticAsset, options: CarOptions) -> Result<Bound
     let rig = car(&options)?;
     let examples = rig.example_positions()?;
     asset.bind(rig.mesh, &examples)
+}
+
+/// The car rigged at another tessellation (`segments` around, `stations` along) as the BN-Tree
+/// mesh collider of a plastic car ([`DeformableCollider::Mesh`]): the same 32 bones and seven
+/// examples as the cage, bound to the asset's cage.
+///
+/// # Errors
+/// As [`car`] and [`ExampleMesh::new`].
+///
+/// # Performance
+/// O(V log T_cage + V · E · influences + T log T).
+pub fn car_example_mesh(asset: &PlasticAsset, options: CarOptions) -> Result<ExampleMesh> {
+    let rig = car(&options)?;
+    let blend = rig.example_blend()?;
+    ExampleMesh::new(asset.cage(), rig.mesh, &blend, BnTreeOptions::default())
 }
 
 /// How the cars of a scene collide.

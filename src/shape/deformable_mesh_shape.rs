@@ -13,8 +13,8 @@
 //! thread order. The epoch only changes under `&mut self`.
 
 use std::cell::RefCell;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use rapier3d::math::{Pose, Real};
 use rapier3d::parry::bounding_volume::{Aabb, BoundingSphere, BoundingVolume};
@@ -22,7 +22,7 @@ use rapier3d::parry::mass_properties::MassProperties;
 use rapier3d::parry::query::{PointProjection, PointQuery, Ray, RayCast, RayIntersection};
 use rapier3d::parry::shape::{FeatureId, Shape, ShapeType, Triangle, TypedShape};
 
-use crate::bn_tree::BnTree;
+use crate::bn_tree::{BnTree, VertexLeaves};
 use crate::bounds::{BoundsWorkspace, PatchBounds};
 use crate::deformation::{Affine, deform_vertex, validate_governors};
 use crate::error::Result;
@@ -36,10 +36,10 @@ thread_local! {
 /// Epoch-stamped lazy caches (node boxes and deformed vertices) readable and writable under
 /// `&self` from several threads.
 #[derive(Debug)]
-struct LazyCache {
-    node_stamp: Box<[AtomicU32]>,
+pub(super) struct LazyCache {
+    pub node_stamp: Box<[AtomicU32]>,
     node_aabb: Box<[[AtomicU32; 6]]>,
-    vertex_stamp: Box<[AtomicU32]>,
+    pub vertex_stamp: Box<[AtomicU32]>,
     vertex: Box<[[AtomicU32; 3]]>,
     node_refits: AtomicU64,
     vertices_deformed: AtomicU64,
@@ -103,15 +103,64 @@ pub struct LazyRefitStats {
 /// vertex of cache beside the shared tree.
 #[derive(Debug)]
 pub struct DeformableMeshShape {
-    tree: Arc<BnTree>,
+    pub(super) tree: Arc<BnTree>,
     /// O(m) data bounding the whole mesh (the root's patch, or one built for the whole mesh).
     root_bounds: Arc<PatchBounds>,
+    /// Some vertex weights changed since the build: `root_bounds` no longer holds, the root box
+    /// is the lazy box of node 0.
+    pub(super) root_stale: bool,
     governors: Vec<Affine>,
     epoch: u32,
-    root_aabb: Aabb,
+    pub(super) root_aabb: Aabb,
     unit_mass: MassProperties,
     ccd_thickness: f32,
-    cache: LazyCache,
+    pub(super) cache: LazyCache,
+    /// Vertex → leaves and vertex → triangles, built on first use, shared by clones.
+    pub(super) incidence: Arc<OnceLock<MeshIncidence>>,
+    /// Scratch rows of [`Self::update_vertex_weights`].
+    pub(super) weight_scratch: Vec<f32>,
+}
+
+/// Which leaves and triangles use each vertex (built once, on first use).
+#[derive(Debug)]
+pub(super) struct MeshIncidence {
+    pub leaves: VertexLeaves,
+    pub triangle_offsets: Vec<u32>,
+    pub triangles: Vec<u32>,
+}
+
+impl MeshIncidence {
+    fn new(tree: &BnTree) -> Self {
+        let n = tree.rest_positions().len();
+        let mut triangle_offsets = vec![0u32; n + 1];
+        for t in tree.mesh().triangles() {
+            for &v in t {
+                triangle_offsets[v as usize + 1] += 1;
+            }
+        }
+        for v in 0..n {
+            triangle_offsets[v + 1] += triangle_offsets[v];
+        }
+        let mut fill = triangle_offsets.clone();
+        let mut triangles = vec![0u32; triangle_offsets[n] as usize];
+        for (t, tri) in tree.mesh().triangles().iter().enumerate() {
+            for &v in tri {
+                triangles[fill[v as usize] as usize] = t as u32;
+                fill[v as usize] += 1;
+            }
+        }
+        Self {
+            leaves: tree.vertex_leaves(),
+            triangle_offsets,
+            triangles,
+        }
+    }
+
+    /// Triangles using vertex `v`.
+    pub fn triangles_of(&self, v: u32) -> &[u32] {
+        let v = v as usize;
+        &self.triangles[self.triangle_offsets[v] as usize..self.triangle_offsets[v + 1] as usize]
+    }
 }
 
 impl Clone for DeformableMeshShape {
@@ -119,12 +168,15 @@ impl Clone for DeformableMeshShape {
         Self {
             tree: self.tree.clone(),
             root_bounds: self.root_bounds.clone(),
+            root_stale: self.root_stale,
             governors: self.governors.clone(),
             epoch: 1,
             root_aabb: self.root_aabb,
             unit_mass: self.unit_mass,
             ccd_thickness: self.ccd_thickness,
             cache: LazyCache::new(self.cache.node_stamp.len(), self.cache.vertex_stamp.len()),
+            incidence: self.incidence.clone(),
+            weight_scratch: Vec::new(),
         }
     }
 }
@@ -160,12 +212,15 @@ impl DeformableMeshShape {
         let mut shape = Self {
             tree,
             root_bounds,
+            root_stale: false,
             governors: governors.to_vec(),
             epoch: 1,
             root_aabb: Aabb::new_invalid(),
             unit_mass,
             ccd_thickness,
             cache,
+            incidence: Arc::new(OnceLock::new()),
+            weight_scratch: Vec::new(),
         };
         shape.root_aabb = shape.compute_root_aabb();
         Ok(shape)
@@ -194,8 +249,22 @@ impl DeformableMeshShape {
         Ok(())
     }
 
-    fn compute_root_aabb(&self) -> Aabb {
+    pub(super) fn compute_root_aabb(&self) -> Aabb {
+        if self.root_stale {
+            return self.node_aabb(0);
+        }
         BOUNDS_WS.with(|ws| self.root_bounds.aabb(&self.governors, &mut ws.borrow_mut()))
+    }
+
+    /// Vertex → leaves and vertex → triangles (built on first use).
+    pub(super) fn incidence(&self) -> &MeshIncidence {
+        self.incidence
+            .get_or_init(|| MeshIncidence::new(&self.tree))
+    }
+
+    /// The current epoch (bumped by [`Self::set_governors`]).
+    pub(super) fn epoch(&self) -> u32 {
+        self.epoch
     }
 
     /// The shared tree.
@@ -333,16 +402,37 @@ impl DeformableMeshShape {
     /// # Performance
     /// O(nodes reached · m) in the first query of an epoch.
     pub fn for_each_triangle_in_aabb(&self, aabb: &Aabb, mut f: impl FnMut(u32, &Triangle)) {
-        let mut stack = vec![0u32];
-        while let Some(i) = stack.pop() {
+        // Depth-first with the left child first: the stack holds at most one pending right
+        // sibling per level, so a fixed array covers any tree of depth < 64 (a balanced tree of
+        // 2^64 triangles); deeper trees continue on the heap.
+        let mut fixed = [0u32; 64];
+        let mut len = 1usize;
+        let mut spill: Vec<u32> = Vec::new();
+        let pop = |fixed: &mut [u32; 64], len: &mut usize, spill: &mut Vec<u32>| {
+            spill.pop().or_else(|| {
+                (*len > 0).then(|| {
+                    *len -= 1;
+                    fixed[*len]
+                })
+            })
+        };
+        let push = |fixed: &mut [u32; 64], len: &mut usize, spill: &mut Vec<u32>, x: u32| {
+            if *len < fixed.len() && spill.is_empty() {
+                fixed[*len] = x;
+                *len += 1;
+            } else {
+                spill.push(x);
+            }
+        };
+        while let Some(i) = pop(&mut fixed, &mut len, &mut spill) {
             if !self.node_aabb(i).intersects(aabb) {
                 continue;
             }
             let node = self.tree.nodes()[i as usize];
             match node.children {
                 Some([l, r]) => {
-                    stack.push(r);
-                    stack.push(l);
+                    push(&mut fixed, &mut len, &mut spill, r);
+                    push(&mut fixed, &mut len, &mut spill, l);
                 }
                 None => {
                     for &t in self.tree.node_triangles(i as usize) {

@@ -4,9 +4,12 @@
 //! with `ColliderBuilder::new(SharedShape::new(shape))` and update it between steps through
 //! `collider.shape_mut().as_shape_mut::<T>()`.
 
+mod deformable_mesh_self_check;
 mod deformable_mesh_shape;
+mod deformable_mesh_weights;
 mod sphere_proxy_shape;
 
+pub use deformable_mesh_self_check::SelfCheckScratch;
 pub use deformable_mesh_shape::{DeformableMeshShape, LazyRefitStats};
 pub use sphere_proxy_shape::SphereProxyShape;
 
