@@ -60,9 +60,12 @@ fn tube_tree(rings: usize, segments: usize, lazy_only: bool) -> Arc<BnTree> {
 }
 
 fn world_with_mesh(tree: Arc<BnTree>) -> (PhysicsWorld, ColliderHandle) {
-    let mut world = PhysicsWorld::default();
-    world.narrow_phase =
-        NarrowPhase::with_query_dispatcher(DeformDispatcher.chain(DefaultQueryDispatcher));
+    let mut world = PhysicsWorld {
+        narrow_phase: NarrowPhase::with_query_dispatcher(
+            DeformDispatcher.chain(DefaultQueryDispatcher),
+        ),
+        ..Default::default()
+    };
     let shape = DeformableMeshShape::new(tree, &fold(0.0)).unwrap();
     let body = world
         .bodies

@@ -172,8 +172,8 @@ mod tests {
             dropped,
             containing.iter().filter(|&&i| with_data_before[i]).count()
         );
-        for i in 0..tree.nodes().len() {
-            let expect = with_data_before[i] && !containing.contains(&i);
+        for (i, &had_data) in with_data_before.iter().enumerate() {
+            let expect = had_data && !containing.contains(&i);
             assert_eq!(tree.node_patch(i).is_some(), expect, "node {i}");
         }
         // Bad rows change nothing.

@@ -54,10 +54,13 @@ pub(super) fn contact_manifolds<ManifoldData, ContactData>(
     let pos21_again = pair.pos_mo.inverse();
     pair.mesh.for_each_triangle_in_aabb(&aabb, |t, tri| {
         // Each triangle is visited once, so each old manifold is taken at most once.
-        let reused = old
-            .binary_search_by_key(&t, key)
-            .ok()
-            .map(|i| std::mem::replace(&mut old[i], ContactManifold::new()));
+        let reused = old.binary_search_by_key(&t, key).ok().map(|i| {
+            // The placeholder keeps the key so the list stays sorted for later searches.
+            let mut placeholder = ContactManifold::new();
+            placeholder.subshape1 = old[i].subshape1;
+            placeholder.subshape2 = old[i].subshape2;
+            std::mem::replace(&mut old[i], placeholder)
+        });
         let mut manifold = reused.unwrap_or_else(|| {
             let (s1, s2) = if flipped { (0, t) } else { (t, 0) };
             ContactManifold::with_data(s1, s2, ManifoldData::default())
