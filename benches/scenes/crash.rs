@@ -106,14 +106,17 @@ enum Variant {
     Mesh14k,
     /// BN-Tree `DeformableMeshShape` of the car render mesh (`CarOptions::FULL`).
     MeshRender,
+    /// `Mesh14k` with the self-intersection guard off (what the guard costs).
+    Mesh14kUnguarded,
 }
 
 /// The variants of scene `crash_mesh`, in report order.
-const MESH_VARIANTS: [Variant; 4] = [
+const MESH_VARIANTS: [Variant; 5] = [
     Variant::ProxyHigh,
     Variant::TriMesh14k,
     Variant::Mesh14k,
     Variant::MeshRender,
+    Variant::Mesh14kUnguarded,
 ];
 
 const VARIANTS: [Variant; 9] = [
@@ -142,6 +145,7 @@ impl Variant {
             Variant::SoftBody => "softbody",
             Variant::Mesh14k => "mesh_14k",
             Variant::MeshRender => "mesh_render",
+            Variant::Mesh14kUnguarded => "mesh_14k_unguarded",
         }
     }
 
@@ -149,9 +153,10 @@ impl Variant {
     fn in_round(self, r: usize, sizes: &Sizes) -> bool {
         match self {
             Variant::TriMesh14k | Variant::SoftBody => r == 0,
-            Variant::TriMesh1k5 | Variant::Mesh14k | Variant::MeshRender => {
-                r < sizes.rounds_trimesh_small
-            }
+            Variant::TriMesh1k5
+            | Variant::Mesh14k
+            | Variant::MeshRender
+            | Variant::Mesh14kUnguarded => r < sizes.rounds_trimesh_small,
             _ => true,
         }
     }
@@ -194,7 +199,10 @@ fn build_assets(variants: &[Variant], sizes: &Sizes) -> Assets {
         );
         Arc::new(a)
     };
-    let needs = |v: Variant| variants.contains(&v);
+    let needs = |v: Variant| {
+        variants.contains(&v)
+            || (v == Variant::Mesh14k && variants.contains(&Variant::Mesh14kUnguarded))
+    };
     let high = asset("high");
     let trimesh = |options: CarOptions| {
         let m = bound_car_mesh(&high, options).unwrap_or_else(|e| panic!("{e}"));
@@ -293,11 +301,17 @@ impl Run {
             ),
             Variant::TriMesh1k5 => (assets.high.clone(), of(&assets.trimesh_small)),
             Variant::TriMesh14k => (assets.high.clone(), of(&assets.trimesh_large)),
-            Variant::Mesh14k => (assets.high.clone(), of(&assets.mesh_14k)),
+            Variant::Mesh14k | Variant::Mesh14kUnguarded => {
+                (assets.high.clone(), of(&assets.mesh_14k))
+            }
             Variant::MeshRender => (assets.high.clone(), of(&assets.mesh_render)),
             Variant::SoftBody => return soft_crash(assets.high.cage(), options),
         };
-        let mut scene = build_crash(&asset, None, &collider, options)
+        let mut options = *options;
+        if variant == Variant::Mesh14kUnguarded {
+            options.pipeline.self_intersection_guard = false;
+        }
+        let mut scene = build_crash(&asset, None, &collider, &options)
             .unwrap_or_else(|e| panic!("{}: {e}", variant.name()));
         if variant != Variant::ProxyHighCcd {
             scene.world.integration_parameters.max_ccd_substeps = 0;
@@ -893,6 +907,11 @@ pub fn run_mesh(options: &RunOptions) -> SceneReport {
             "ms_per_step_mesh_render",
             format!("{tr}-triangle render mesh as BN-Tree DeformableMeshShape"),
         ),
+        (
+            Variant::Mesh14kUnguarded,
+            "ms_per_step_mesh_14k_unguarded",
+            format!("mesh_14k ({t14} triangles) with the self-intersection guard off"),
+        ),
     ];
     for (v, name, note) in &names {
         report.metric(
@@ -908,6 +927,11 @@ pub fn run_mesh(options: &RunOptions) -> SceneReport {
         "speedup_mesh_14k_vs_trimesh_14k",
         ms(Variant::TriMesh14k) / ms(Variant::Mesh14k),
         "trimesh_14k / mesh_14k (same tessellation)",
+    );
+    report.metric(
+        "guard_overhead_mesh_14k",
+        ms(Variant::Mesh14k) / ms(Variant::Mesh14kUnguarded),
+        "mesh_14k / mesh_14k_unguarded: what the self-intersection guard costs",
     );
     report.metric(
         "mesh_render_over_proxy_high",
@@ -933,7 +957,11 @@ pub fn run_mesh(options: &RunOptions) -> SceneReport {
             "1 − mechanical energy after / before",
         );
     }
-    for v in [Variant::Mesh14k, Variant::MeshRender] {
+    for v in [
+        Variant::Mesh14k,
+        Variant::MeshRender,
+        Variant::Mesh14kUnguarded,
+    ] {
         let t = &tallies[index(v)];
         let n = v.name();
         report.metric(

@@ -105,9 +105,10 @@ impl Sizes {
     }
 }
 
-/// Tree options of the characters: the defaults (a lower governor cost, more nodes with O(m)
-/// data, refit 9 % of the nodes instead of 11 % per step in the rain, at no measurable gain in
-/// time).
+/// Tree options of the characters: the crate's defaults (tuned for self-collision: leaves of 16
+/// triangles, O(m) data where a node has 64 triangles per governor). Smaller leaves and more O(m)
+/// nodes suit a collider better (BENCHMARKS.md: 8 and 8 refit a third of the nodes and
+/// vertices); the headline uses what a user gets without tuning.
 fn tree_options() -> BnTreeOptions {
     BnTreeOptions::default()
 }

@@ -33,7 +33,7 @@
 //!
 //! Nonlinear shape casts (Rapier's CCD and `QueryPipeline::cast_shape_nonlinear`) are handled
 //! for a [`DeformableMeshShape`] against convex shapes and parry composites, and for a
-//! [`SphereProxyShape`](crate::shape::SphereProxyShape) against anything its balls can be cast
+//! [`SphereProxyShape`] against anything its balls can be cast
 //! against (both orders): conservative advancement over the crate's trees, parry's cast per
 //! pair of convex parts, the earliest hit wins; the shapes keep their current deformation
 //! during the cast. With `stop_at_penetration` the time of impact is the earliest of parry's

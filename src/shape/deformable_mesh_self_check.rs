@@ -13,8 +13,18 @@ use crate::self_collision::{
 #[derive(Clone, Debug, Default)]
 pub struct SelfCheckScratch {
     moved: Vec<(u32, Vec3)>,
+    /// Triangles around moved vertices, sorted.
     triangles: Vec<u32>,
+    /// The same as (leaf, triangle), sorted by leaf.
+    by_leaf: Vec<(u32, u32)>,
+    /// Candidates of one leaf group: triangle, its current box, and whether it is a changed
+    /// triangle.
+    candidates: Vec<(u32, Aabb, bool)>,
     stack: Vec<u32>,
+    /// Current box of each triangle, valid where its stamp equals `call` (computed once per
+    /// call, shared by the groups whose queries reach it).
+    boxes: Vec<(u32, Aabb)>,
+    call: u32,
 }
 
 /// Whether triangles `ta` and `tb` (vertex indices) collide under `pos`, with the topology rules
@@ -38,14 +48,15 @@ impl DeformableMeshShape {
     /// position before the change (`moved[i] = (vertex, previous position)`).
     ///
     /// Pairs of two unmoved triangles cannot have changed, so this is exactly the set difference
-    /// "pairs now minus pairs before" of a full self-collision query, found locally: each
-    /// triangle around a moved vertex is tested against the triangles whose boxes it overlaps
-    /// (tree traversal with lazy refits), with the exact, topology-aware test of
+    /// "pairs now minus pairs before" of a full self-collision query, found locally: the
+    /// triangles around moved vertices are grouped by the leaf that holds them, each group's box
+    /// queries the tree once (lazy refits), and each of its triangles is tested against the
+    /// candidates whose boxes it overlaps with the exact, topology-aware test of
     /// [`crate::self_collision::mesh_triangles_collide`].
     ///
     /// # Performance
-    /// O(k log k + k · (log T + c)) for k triangles around moved vertices with c candidates
-    /// each; no allocation after warm-up.
+    /// O(k log k + g · log T + k · c) for k triangles around moved vertices in g leaves with c
+    /// candidates per group; no allocation after warm-up.
     pub fn new_self_collisions(
         &self,
         moved: &[(u32, Vec3)],
@@ -74,19 +85,62 @@ impl DeformableMeshShape {
             Ok(i) => moved[i].1,
             Err(_) => self.vertex(v),
         };
+        let t_count = self.tree.mesh().triangle_count();
+        if scratch.boxes.len() != t_count {
+            scratch.boxes.clear();
+            scratch.boxes.resize(t_count, (0, Aabb::new_invalid()));
+            scratch.call = 0;
+        }
+        scratch.call = scratch.call.wrapping_add(1);
+        if scratch.call == 0 {
+            scratch.boxes.iter_mut().for_each(|b| b.0 = 0);
+            scratch.call = 1;
+        }
         let SelfCheckScratch {
             moved,
             triangles,
+            by_leaf,
+            candidates,
             stack,
+            boxes,
+            call,
         } = scratch;
-        for &t in triangles.iter() {
-            let ta = tris[t as usize];
-            let tri = self.triangle(t);
-            let aabb: Aabb = tri.local_aabb();
+        let call = *call;
+        let mut box_of = |t: u32| {
+            let slot = &mut boxes[t as usize];
+            if slot.0 != call {
+                *slot = (call, self.triangle(t).local_aabb());
+            }
+            slot.1
+        };
+        // The changed triangles grouped by leaf: one tree query per group (changed triangles
+        // are clustered), then each against the group's candidates by box.
+        by_leaf.clear();
+        by_leaf.extend(
+            triangles
+                .iter()
+                .map(|&t| (incidence.triangle_leaf[t as usize], t)),
+        );
+        by_leaf.sort_unstable();
+        let mut start = 0;
+        while start < by_leaf.len() {
+            let leaf = by_leaf[start].0;
+            let end = start
+                + by_leaf[start..]
+                    .iter()
+                    .take_while(|(l, _)| *l == leaf)
+                    .count();
+            let group = &by_leaf[start..end];
+            start = end;
+            let mut query = Aabb::new_invalid();
+            for &(_, t) in group {
+                query.merge(&box_of(t));
+            }
+            candidates.clear();
             stack.clear();
             stack.push(0);
             while let Some(i) = stack.pop() {
-                if !self.node_aabb(i).intersects(&aabb) {
+                if !self.node_aabb(i).intersects(&query) {
                     continue;
                 }
                 let node = self.tree.nodes()[i as usize];
@@ -96,11 +150,18 @@ impl DeformableMeshShape {
                     continue;
                 }
                 for &u in self.tree.node_triangles(i as usize) {
-                    // Pairs of two moved triangles are taken once, from the smaller index.
-                    if u == t || (u < t && triangles.binary_search(&u).is_ok()) {
-                        continue;
+                    let aabb = box_of(u);
+                    if aabb.intersects(&query) {
+                        candidates.push((u, aabb, triangles.binary_search(&u).is_ok()));
                     }
-                    if !self.triangle(u).local_aabb().intersects(&aabb) {
+                }
+            }
+            for &(_, t) in group {
+                let ta = tris[t as usize];
+                let aabb = box_of(t);
+                for &(u, ub, changed) in candidates.iter() {
+                    // Pairs of two moved triangles are taken once, from the smaller index.
+                    if !ub.intersects(&aabb) || u == t || (changed && u < t) {
                         continue;
                     }
                     let tb = tris[u as usize];

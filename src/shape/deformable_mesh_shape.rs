@@ -127,6 +127,8 @@ pub(super) struct MeshIncidence {
     pub leaves: VertexLeaves,
     pub triangle_offsets: Vec<u32>,
     pub triangles: Vec<u32>,
+    /// The leaf holding each triangle.
+    pub triangle_leaf: Vec<u32>,
 }
 
 impl MeshIncidence {
@@ -149,10 +151,19 @@ impl MeshIncidence {
                 fill[v as usize] += 1;
             }
         }
+        let mut triangle_leaf = vec![0u32; tree.mesh().triangle_count()];
+        for (i, node) in tree.nodes().iter().enumerate() {
+            if node.is_leaf() {
+                for &t in tree.node_triangles(i) {
+                    triangle_leaf[t as usize] = i as u32;
+                }
+            }
+        }
         Self {
             leaves: tree.vertex_leaves(),
             triangle_offsets,
             triangles,
+            triangle_leaf,
         }
     }
 
