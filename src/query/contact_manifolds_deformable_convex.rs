@@ -53,18 +53,17 @@ pub(super) fn contact_manifolds<ManifoldData, ContactData>(
     let aabb = pair.other.compute_aabb(&pair.pos_mo).loosened(prediction);
     let pos21_again = pair.pos_mo.inverse();
     pair.mesh.for_each_triangle_in_aabb(&aabb, |t, tri| {
-        // Each triangle is visited once, so each old manifold is taken at most once.
+        // Each triangle is visited once, so each old manifold is taken at most once; the
+        // placeholder left behind keeps its key so the list stays sorted for the next searches.
+        let (s1, s2) = if flipped { (0, t) } else { (t, 0) };
         let reused = old.binary_search_by_key(&t, key).ok().map(|i| {
-            // The placeholder keeps the key so the list stays sorted for later searches.
-            let mut placeholder = ContactManifold::new();
-            placeholder.subshape1 = old[i].subshape1;
-            placeholder.subshape2 = old[i].subshape2;
-            std::mem::replace(&mut old[i], placeholder)
+            std::mem::replace(
+                &mut old[i],
+                ContactManifold::with_data(s1, s2, ManifoldData::default()),
+            )
         });
-        let mut manifold = reused.unwrap_or_else(|| {
-            let (s1, s2) = if flipped { (0, t) } else { (t, 0) };
-            ContactManifold::with_data(s1, s2, ManifoldData::default())
-        });
+        let mut manifold =
+            reused.unwrap_or_else(|| ContactManifold::with_data(s1, s2, ManifoldData::default()));
         manifold.mark_shapes_deformed();
         let _ = if flipped {
             // `pos_mo.inverse()` rather than `pos12`: the pose parry's own TriMesh path uses, so
