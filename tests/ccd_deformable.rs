@@ -22,60 +22,6 @@ mod common;
 /// Time-of-impact tolerance against parry's own casts (the interval is 1 s long).
 const TOI_TOLERANCE: Real = 1e-4;
 
-/// A closed tube along x (length 2, radius 0.5) skinned to bones at x = 0, 1, 2.
-fn tube(nx: usize, nr: usize) -> Arc<BnTree> {
-    let (len, radius) = (2.0f32, 0.5f32);
-    let mut p = Vec::new();
-    for i in 0..=nx {
-        let x = len * i as f32 / nx as f32;
-        for j in 0..nr {
-            let a = std::f32::consts::TAU * j as f32 / nr as f32;
-            p.push(Vec3::new(x, radius * a.cos(), radius * a.sin()));
-        }
-    }
-    let (c0, c1) = (p.len() as u32, p.len() as u32 + 1);
-    p.push(Vec3::ZERO);
-    p.push(Vec3::new(len, 0.0, 0.0));
-    let mut t = Vec::new();
-    let id = |i: usize, j: usize| (i * nr + j % nr) as u32;
-    for i in 0..nx {
-        for j in 0..nr {
-            let (a, b, c, d) = (id(i, j), id(i, j + 1), id(i + 1, j), id(i + 1, j + 1));
-            t.push([a, b, c]);
-            t.push([b, d, c]);
-        }
-    }
-    for j in 0..nr {
-        t.push([c0, id(0, j + 1), id(0, j)]);
-        t.push([c1, id(nx, j), id(nx, j + 1)]);
-    }
-    let rows: Vec<Vec<(u32, f32)>> = p
-        .iter()
-        .map(|q| {
-            if q.x <= 1.0 {
-                vec![(0, 1.0 - q.x), (1, q.x)]
-            } else {
-                vec![(1, 2.0 - q.x), (2, q.x - 1.0)]
-            }
-        })
-        .collect();
-    let weights = ConvexWeights::from_rows(rows, 3).unwrap();
-    let mesh = TriangleMesh::new(p.clone(), t).unwrap();
-    Arc::new(BnTree::build(&mesh, &p, &weights).unwrap())
-}
-
-/// The tube bent at x = 1 by `angle` (second half) and `2 angle` with a stretch (end).
-fn bent(angle: f32) -> Vec<Affine> {
-    let pivot = Vec3::new(1.0, 0.0, 0.0);
-    let r1 = Mat3::from_rotation_z(angle);
-    let r2 = Mat3::from_rotation_z(2.0 * angle) * Mat3::from_diagonal(Vec3::new(1.0, 1.1, 0.9));
-    vec![
-        Affine::IDENTITY,
-        Affine::new(r1, pivot - r1 * pivot),
-        Affine::new(r2, pivot - r2 * pivot + Vec3::new(0.0, 0.05, 0.0)),
-    ]
-}
-
 /// A square sheet (no thickness) in the yz plane, side `2 half`, `n × n` quads, skinned to two
 /// bones blended along y.
 fn sheet(n: usize, half: f32) -> Arc<BnTree> {
@@ -318,7 +264,7 @@ fn check_tally(tally: &Agreement) {
 #[test]
 fn mesh_casts_equal_parry_casts_on_the_deformed_triangles() {
     let mut r = common::rng(61);
-    let tree = tube(12, 10);
+    let tree = common::capped_tube_tree(12, 10);
     let others = [
         SharedShape::ball(0.15),
         SharedShape::cuboid(0.2, 0.1, 0.15),
@@ -326,7 +272,11 @@ fn mesh_casts_equal_parry_casts_on_the_deformed_triangles() {
     ];
     let mut tally = Agreement::default();
     for pose in 0..5 {
-        let shape = DeformableMeshShape::new(tree.clone(), &bent(0.2 * pose as f32 - 0.4)).unwrap();
+        let shape = DeformableMeshShape::new(
+            tree.clone(),
+            &common::bent_tube_pose(0.2 * pose as f32 - 0.4),
+        )
+        .unwrap();
         let reference = trimesh_of(&shape);
         for _ in 0..12 {
             // The mesh drifts and spins slowly; the other shape is thrown at a point of the tube.
@@ -379,8 +329,8 @@ fn random_proxy(r: &mut impl Rng, n: usize) -> SphereProxyShape {
 #[test]
 fn proxy_casts_equal_parry_casts_on_the_balls() {
     let mut r = common::rng(62);
-    let tree = tube(6, 8);
-    let mesh = DeformableMeshShape::new(tree, &bent(0.3)).unwrap();
+    let tree = common::capped_tube_tree(6, 8);
+    let mesh = DeformableMeshShape::new(tree, &common::bent_tube_pose(0.3)).unwrap();
     let trimesh = trimesh_of(&mesh);
     let ball = SharedShape::ball(0.1);
     let cuboid = SharedShape::cuboid(0.3, 0.05, 0.2);
@@ -445,8 +395,8 @@ fn approach(hit: &ShapeCastHit, m1: &NonlinearRigidMotion, m2: &NonlinearRigidMo
 #[test]
 fn ccd_mode_is_parry_without_shallow_hits() {
     let mut r = common::rng(63);
-    let tree = tube(16, 12);
-    let shape = DeformableMeshShape::new(tree, &bent(0.25)).unwrap();
+    let tree = common::capped_tube_tree(16, 12);
+    let shape = DeformableMeshShape::new(tree, &common::bent_tube_pose(0.25)).unwrap();
     let reference = trimesh_of(&shape);
     let still = NonlinearRigidMotion::constant_position(Pose::IDENTITY);
     let ball = Ball::new(0.1);

@@ -246,3 +246,58 @@ pub fn assert_oracle_catches_shrunk_bounds(
         "over-wide cone not caught"
     );
 }
+
+/// A closed tube along x (length 2, radius 0.5) skinned to bones at x = 0, 1, 2.
+pub fn capped_tube_tree(nx: usize, nr: usize) -> Arc<BnTree> {
+    let (len, radius) = (2.0f32, 0.5f32);
+    let mut p = Vec::new();
+    for i in 0..=nx {
+        let x = len * i as f32 / nx as f32;
+        for j in 0..nr {
+            let a = std::f32::consts::TAU * j as f32 / nr as f32;
+            p.push(Vec3::new(x, radius * a.cos(), radius * a.sin()));
+        }
+    }
+    let (c0, c1) = (p.len() as u32, p.len() as u32 + 1);
+    p.push(Vec3::ZERO);
+    p.push(Vec3::new(len, 0.0, 0.0));
+    let mut t = Vec::new();
+    let id = |i: usize, j: usize| (i * nr + j % nr) as u32;
+    for i in 0..nx {
+        for j in 0..nr {
+            let (a, b, c, d) = (id(i, j), id(i, j + 1), id(i + 1, j), id(i + 1, j + 1));
+            t.push([a, b, c]);
+            t.push([b, d, c]);
+        }
+    }
+    for j in 0..nr {
+        t.push([c0, id(0, j + 1), id(0, j)]);
+        t.push([c1, id(nx, j), id(nx, j + 1)]);
+    }
+    let rows: Vec<Vec<(u32, f32)>> = p
+        .iter()
+        .map(|q| {
+            if q.x <= 1.0 {
+                vec![(0, 1.0 - q.x), (1, q.x)]
+            } else {
+                vec![(1, 2.0 - q.x), (2, q.x - 1.0)]
+            }
+        })
+        .collect();
+    let weights = ConvexWeights::from_rows(rows, 3).unwrap();
+    let mesh = TriangleMesh::new(p.clone(), t).unwrap();
+    Arc::new(BnTree::build(&mesh, &p, &weights).unwrap())
+}
+
+/// Poses of [`capped_tube_tree`]: bent at x = 1 by `angle` (second half) and `2 angle` with a
+/// non-rigid stretch (end).
+pub fn bent_tube_pose(angle: f32) -> Vec<Affine> {
+    let pivot = Vec3::new(1.0, 0.0, 0.0);
+    let r1 = Mat3::from_rotation_z(angle);
+    let r2 = Mat3::from_rotation_z(2.0 * angle) * Mat3::from_diagonal(Vec3::new(1.0, 1.1, 0.9));
+    vec![
+        Affine::IDENTITY,
+        Affine::new(r1, pivot - r1 * pivot),
+        Affine::new(r2, pivot - r2 * pivot + Vec3::new(0.0, 0.05, 0.0)),
+    ]
+}
