@@ -2,35 +2,11 @@
 //! allocator), in both culling modes and for the HSC policy.
 
 mod common;
+mod counting_alloc;
 
 use common::*;
 use rapier3d_deform::bn_tree::{BnTree, CullingMode, RefitPolicy, SelfCollisionQuery};
 use rapier3d_deform::deformation::{Affine, LinearBlendSkinning};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-struct Counting;
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: forwards the caller's layout to the system allocator unchanged.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` was allocated by `System` with this layout (see `alloc`).
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: forwards a pointer allocated by `System` with this layout.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 #[test]
 fn queries_do_not_allocate_after_warm_up() {
@@ -63,11 +39,11 @@ fn queries_do_not_allocate_after_warm_up() {
         for pose in &poses {
             query.run(&tree, pose, policy, mode, &mut out);
         }
-        let before = ALLOCATIONS.load(Ordering::Relaxed);
+        let before = counting_alloc::allocations();
         for pose in &poses {
             query.run(&tree, pose, policy, mode, &mut out);
         }
-        let after = ALLOCATIONS.load(Ordering::Relaxed);
+        let after = counting_alloc::allocations();
         assert_eq!(after - before, 0, "{policy:?} {mode:?} allocated");
     }
 }

@@ -1,10 +1,9 @@
 //! Contract: after a warm-up step, posing a mesh collider (`pose_deformable_mesh`), running every mesh's self-collision query (`DeformableMeshSelfCollisions::update`) and the local check of a weight change (`DeformableMeshShape::new_self_collisions`) allocate nothing (counted by a global allocator).
 
 mod common;
+mod counting_alloc;
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::*;
 use rapier3d::prelude::*;
@@ -13,29 +12,6 @@ use rapier3d_deform::deformation::Affine;
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform::pipeline::{DeformableMeshSelfCollisions, pose_deformable_mesh};
 use rapier3d_deform::shape::{DeformableMeshShape, SelfCheckScratch};
-
-struct Counting;
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: forwards the caller's layout to the system allocator unchanged.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` was allocated by `System` with this layout (see `alloc`).
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: forwards a pointer allocated by `System` with this layout.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 #[test]
 fn per_step_mesh_work_does_not_allocate_after_warm_up() {
@@ -62,7 +38,7 @@ fn per_step_mesh_work_does_not_allocate_after_warm_up() {
     // Pass 0 warms up (capacities grow to the largest pose); pass 1 must not allocate.
     for pass in 0..2 {
         for (k, pose) in poses.iter().enumerate() {
-            let before = ALLOCATIONS.load(Ordering::Relaxed);
+            let before = counting_alloc::allocations();
             pose_deformable_mesh(&mut colliders, h, pose).unwrap();
             self_collisions.update(&colliders).unwrap();
             let shape = colliders[h]
@@ -76,7 +52,7 @@ fn per_step_mesh_work_does_not_allocate_after_warm_up() {
                 (77, Vec3::ONE),
             ];
             shape.new_self_collisions(&moved, &mut scratch, &mut found);
-            let allocated = ALLOCATIONS.load(Ordering::Relaxed) - before;
+            let allocated = counting_alloc::allocations() - before;
             total_pairs += self_collisions.pairs(h).unwrap().len();
             if pass == 1 {
                 assert_eq!(allocated, 0, "pose {k} allocated {allocated} times");
