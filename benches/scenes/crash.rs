@@ -802,10 +802,22 @@ pub fn run(options: &RunOptions) -> SceneReport {
     }
     report.sections.push(section);
 
+    per_step_frames(&mut report, "crash", &VARIANTS, &tallies, sizes.steps);
+    report
+}
+
+/// The per-step CSV (one `ms_<variant>` column per variant) and its log-scale chart.
+fn per_step_frames(
+    report: &mut SceneReport,
+    scene: &str,
+    variants: &[Variant],
+    tallies: &[Tally],
+    steps: usize,
+) {
     report.frames.columns = std::iter::once("step".to_string())
-        .chain(VARIANTS.iter().map(|v| format!("ms_{}", v.name())))
+        .chain(variants.iter().map(|v| format!("ms_{}", v.name())))
         .collect();
-    for s in 0..sizes.steps {
+    for s in 0..steps {
         let mut row = vec![s as f64];
         row.extend(
             tallies
@@ -815,12 +827,11 @@ pub fn run(options: &RunOptions) -> SceneReport {
         report.frames.rows.push(row);
     }
     report.plot = Some(PlotSpec {
-        title: "crash: ms per step (8 cars, 35 m/s, dt = 1/240 s)".to_string(),
+        title: format!("{scene}: ms per step (8 cars, 35 m/s, dt = 1/240 s)"),
         y_label: "ms per step".to_string(),
-        series: (1..=VARIANTS.len()).collect(),
+        series: (1..=variants.len()).collect(),
         log_y: true,
     });
-    report
 }
 
 /// Does the crate's dispatcher give contacts between two `DeformableMeshShape`s (car against
@@ -995,23 +1006,12 @@ pub fn run_mesh(options: &RunOptions) -> SceneReport {
         sizes.steps as f64,
         format!("steps per run, dt = 1/{:.0} s", 1.0 / DT),
     );
-    report.frames.columns = std::iter::once("step".to_string())
-        .chain(MESH_VARIANTS.iter().map(|v| format!("ms_{}", v.name())))
-        .collect();
-    for s in 0..sizes.steps {
-        let mut row = vec![s as f64];
-        row.extend(
-            tallies
-                .iter()
-                .map(|t| t.frames.get(s).copied().unwrap_or(f64::NAN)),
-        );
-        report.frames.rows.push(row);
-    }
-    report.plot = Some(PlotSpec {
-        title: "crash_mesh: ms per step (8 cars, 35 m/s, dt = 1/240 s)".to_string(),
-        y_label: "ms per step".to_string(),
-        series: (1..=MESH_VARIANTS.len()).collect(),
-        log_y: true,
-    });
+    per_step_frames(
+        &mut report,
+        "crash_mesh",
+        &MESH_VARIANTS,
+        &tallies,
+        sizes.steps,
+    );
     report
 }
