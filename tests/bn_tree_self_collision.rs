@@ -12,7 +12,7 @@ use rapier3d_deform::deformation::{
     Affine, ConvexWeights, GovernedDeformation, LinearBlendSkinning,
 };
 use rapier3d_deform::math::{Mat3, Quat, Vec3};
-use rapier3d_deform::mesh::TriangleMesh;
+use rapier3d_deform::mesh::{TriangleMesh, VertexOrder};
 use rapier3d_deform::self_collision::self_collisions_brute_force;
 
 /// Bone chain along x: joint k at x = k·length/bones; each joint rotates by `angle` about `axis`.
@@ -101,6 +101,60 @@ fn tube_bent_through_itself_matches_brute_force_every_frame() {
     assert!(
         pairs > 200,
         "the scene must actually self-collide ({pairs} pairs)"
+    );
+}
+
+/// Renumbering the vertices in spatial order (for memory locality) keeps triangle indices, so
+/// the pairs of every frame are exactly those of the original numbering, and both equal brute
+/// force.
+#[test]
+fn spatial_vertex_order_gives_the_same_pairs() {
+    let (length, bones) = (10.0, 10);
+    let mesh = tube(length, 40, 16);
+    let weights = tube_weights(&mesh, bones, length, 4);
+    let order = VertexOrder::spatial(mesh.positions()).unwrap();
+    assert!(
+        (0..order.len() as u32).any(|v| order.new_index(v) != v),
+        "a real renumbering"
+    );
+    let ordered_mesh = order.mesh(&mesh).unwrap();
+    let ordered_weights = order.weights(&weights).unwrap();
+    let trees = [
+        BnTree::build(&mesh, mesh.positions(), &weights).unwrap(),
+        BnTree::build(&ordered_mesh, ordered_mesh.positions(), &ordered_weights).unwrap(),
+    ];
+    let mut queries = trees.each_ref().map(SelfCollisionQuery::new);
+    let mut skin = LinearBlendSkinning::new(
+        mesh.positions().to_vec(),
+        weights,
+        vec![Affine::IDENTITY; bones],
+    )
+    .unwrap();
+    let (mut outs, mut total) = ([Vec::new(), Vec::new()], 0);
+    for f in 0..12 {
+        let t = f as f32 / 11.0;
+        let mut angles = vec![0.0; bones];
+        angles[4] = 1.4 * t;
+        angles[5] = 1.4 * t;
+        angles[6] = 0.6 * t;
+        let pose = bent_pose(bones, length, &angles, Vec3::new(0.0, 0.3, 1.0).normalize());
+        skin.set_skinning_transforms(&pose).unwrap();
+        let expected = self_collisions_brute_force(&mesh, &skin.deformed_positions()).unwrap();
+        for k in 0..2 {
+            queries[k].run(
+                &trees[k],
+                skin.governors(),
+                RefitPolicy::OnDemand,
+                CullingMode::Conservative,
+                &mut outs[k],
+            );
+            assert_eq!(outs[k], expected, "frame {f}, numbering {k}");
+        }
+        total += expected.len();
+    }
+    assert!(
+        total > 100,
+        "the tube must fold through itself ({total} pairs)"
     );
 }
 

@@ -104,6 +104,10 @@ pub(crate) struct BoundaryEdge {
 ///
 /// The tree is static (rest data only); the per-frame state lives in
 /// [`super::SelfCollisionQuery`].
+///
+/// Queries deform vertices lazily, patch by patch: number the mesh's vertices in spatial order
+/// first ([`crate::mesh::VertexOrder::spatial`]) if they are not (subdivision output is not), so
+/// each patch reads contiguous memory (9–15 % faster queries on the walking cat).
 #[derive(Clone, Debug)]
 #[cfg_attr(
     feature = "serde-serialize",

@@ -121,6 +121,46 @@ impl ConvexWeights {
         })
     }
 
+    /// The rows listed by `old_of_new` (row `i` of the result is row `old_of_new[i]`), copied
+    /// bit for bit (no renormalisation: the rows are already valid).
+    ///
+    /// # Errors
+    /// [`DeformError::InvalidParameter`] unless `old_of_new` is a permutation of the rows.
+    ///
+    /// # Performance
+    /// O(vertices + influences).
+    pub fn permuted(&self, old_of_new: &[u32]) -> Result<Self> {
+        let n = self.vertex_count();
+        let mut seen = vec![false; n];
+        let permutation = old_of_new.len() == n
+            && old_of_new
+                .iter()
+                .all(|&v| (v as usize) < n && !std::mem::replace(&mut seen[v as usize], true));
+        if !permutation {
+            return Err(DeformError::InvalidParameter {
+                name: "old_of_new",
+                value: old_of_new.len() as f32,
+                reason: "must list every weight row exactly once",
+            });
+        }
+        let mut offsets = Vec::with_capacity(n + 1);
+        let mut governors = Vec::with_capacity(self.governors.len());
+        let mut weights = Vec::with_capacity(self.weights.len());
+        offsets.push(0u32);
+        for &old in old_of_new {
+            let (g, w) = self.row(old as usize);
+            governors.extend_from_slice(g);
+            weights.extend_from_slice(w);
+            offsets.push(governors.len() as u32);
+        }
+        Ok(Self {
+            offsets,
+            governors,
+            weights,
+            governor_count: self.governor_count,
+        })
+    }
+
     /// Replaces the weights of vertex `v` in place, keeping its governor pattern (explicit zeros
     /// allowed); `weights[i]` goes to the `i`-th governor of [`Self::row`]. The row is validated
     /// and renormalised like [`Self::from_rows`]; on error nothing changes.

@@ -1,5 +1,7 @@
-//! Indexed triangle meshes: validation, per-triangle geometry and edge adjacency.
+//! Indexed triangle meshes: validation, per-triangle geometry, edge adjacency and spatial vertex order.
 
 mod triangle_mesh;
+mod vertex_order;
 
 pub use triangle_mesh::TriangleMesh;
+pub use vertex_order::VertexOrder;

@@ -40,7 +40,7 @@ use crate::deformation::{
 };
 use crate::error::{DeformError, Result};
 use crate::math::{Mat3, Quat, Vec3};
-use crate::mesh::TriangleMesh;
+use crate::mesh::{TriangleMesh, VertexOrder};
 
 /// Number of bones of the cat's skeleton.
 pub const CAT_BONE_COUNT: usize = 40;
@@ -1201,16 +1201,13 @@ impl Cat {
             // Too coarse for a grid (the tail is thinner than a cell): simplify instead.
             let surface = decimate(&surface, resolution.target_triangles())?;
             let weights = rig.skin_weights(surface.positions(), CAT_MAX_INFLUENCES)?;
-            let skin = LinearBlendSkinning::new(
-                surface.positions().to_vec(),
-                weights,
-                rig.inverse_bind(),
-            )?;
+            let (mesh, rest, weights) = spatially_ordered(&surface, surface.positions(), &weights)?;
+            let skin = LinearBlendSkinning::new(rest, weights, rig.inverse_bind())?;
             return Ok(Self {
                 rig,
                 resolution,
-                control: surface.clone(),
-                mesh: surface,
+                control: surface,
+                mesh,
                 skin,
             });
         }
@@ -1224,12 +1221,9 @@ impl Cat {
         let weights = subdivision
             .push_weights(&control_weights)?
             .truncated(CAT_MAX_INFLUENCES);
-        let mesh = subdivision.mesh().clone();
-        let skin = LinearBlendSkinning::new(
-            subdivision.rest_positions().to_vec(),
-            weights,
-            rig.inverse_bind(),
-        )?;
+        let (mesh, rest, weights) =
+            spatially_ordered(subdivision.mesh(), subdivision.rest_positions(), &weights)?;
+        let skin = LinearBlendSkinning::new(rest, weights, rig.inverse_bind())?;
         Ok(Self {
             rig,
             resolution,
@@ -1324,4 +1318,20 @@ impl Cat {
     pub fn into_parts(self) -> (TriangleMesh, LinearBlendSkinning) {
         (self.mesh, self.skin)
     }
+}
+
+/// The mesh, rest positions and weights with the vertices in spatial (Morton) order: Loop
+/// subdivision numbers vertices level by level, which scatters every patch over memory (see
+/// [`VertexOrder`]). Triangle indices are unchanged.
+fn spatially_ordered(
+    mesh: &TriangleMesh,
+    rest: &[Vec3],
+    weights: &ConvexWeights,
+) -> Result<(TriangleMesh, Vec<Vec3>, ConvexWeights)> {
+    let order = VertexOrder::spatial(rest)?;
+    Ok((
+        order.mesh(mesh)?,
+        order.reorder(rest)?,
+        order.weights(weights)?,
+    ))
 }
