@@ -171,8 +171,17 @@ impl SelfCollisionQuery {
 
     /// Bytes held by this state.
     pub fn heap_bytes(&self) -> usize {
-        self.vertices.len() * 16
-            + self.aabbs.len() * (24 + 4 + 2 + 4 + 1 + 4)
+        use core::mem::size_of;
+        self.vertices.capacity() * size_of::<Vec3>()
+            + self.vertex_stamp.capacity() * size_of::<u32>()
+            + self.aabbs.capacity() * size_of::<Aabb>()
+            + (self.aabb_stamp.capacity()
+                + self.cone_stamp.capacity()
+                + self.descended.capacity()
+                + self.visited.capacity())
+                * size_of::<u32>()
+            + self.cones.capacity() * size_of::<NormalCone>()
+            + self.cone_from_children.capacity() * size_of::<bool>()
             + self.stack.capacity() * core::mem::size_of::<Task>()
             + self.contour.heap_bytes()
             + self.points.capacity() * 12
