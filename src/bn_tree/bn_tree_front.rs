@@ -9,8 +9,10 @@ use crate::deformation::Affine;
 const ASCENT_MIN_BITS: u32 = 3;
 
 impl SelfCollisionQuery {
-    /// Moves the update front after a query.
+    /// Moves the update fronts after a query.
     ///
+    /// * Boxes: a node with O(m) data that the traversal descended below takes the union of its
+    ///   children's boxes next frame, otherwise its own O(m) box.
     /// * A node with O(m) data that the traversal descended below gets its cone from its
     ///   children next frame: its own bound did not prune, and the children are computed anyway.
     /// * A node whose cone came from its children but which the traversal tested and did not
@@ -31,6 +33,9 @@ impl SelfCollisionQuery {
             // O(m) per node of the recursed subtree).
             let reached = self.visited[i] == self.epoch;
             let descended = self.descended[i] == self.epoch;
+            // Boxes: where the traversal went below the node, its children's boxes are computed
+            // anyway, so next frame the node's box is their union instead of an O(m) box.
+            self.aabb_from_children[i] = descended;
             if !self.cone_from_children[i] {
                 if descended {
                     self.cone_from_children[i] = true;

@@ -33,8 +33,9 @@ impl SelfCollisionQuery {
         Aabb::new(a.min(b).min(c), a.max(b).max(c))
     }
 
-    /// The node's AABB this frame: O(m) from its governors if it has patch data, else the union
-    /// of its children (leaves: of their deformed vertices).
+    /// The node's AABB this frame: O(m) from its governors if it has patch data and the box
+    /// front is not below it, else the union of its children (leaves: of their deformed
+    /// vertices).
     pub(crate) fn node_aabb(&mut self, tree: &BnTree, governors: &[Affine], i: u32) -> Aabb {
         let iu = i as usize;
         if self.aabb_stamp[iu] == self.epoch {
@@ -47,6 +48,13 @@ impl SelfCollisionQuery {
         }
         let aabb = match node.children {
             None => unreachable!("leaves have no O(m) data"),
+            Some([l, r]) if self.aabb_from_children[iu] => {
+                let (a, b) = (
+                    self.node_aabb(tree, governors, l),
+                    self.node_aabb(tree, governors, r),
+                );
+                Aabb::new(a.mins.min(b.mins), a.maxs.max(b.maxs))
+            }
             Some(_) => {
                 self.stats.governor_aabbs += 1;
                 tree.patches[node.patch as usize].aabb(governors, &mut self.bounds_ws)

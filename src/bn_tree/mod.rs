@@ -105,6 +105,9 @@ pub struct SelfCollisionQuery {
     cone_stamp: Vec<u32>,
     /// Update front: the node's cone is taken from its children (the front is below it).
     cone_from_children: Vec<bool>,
+    /// Update front of the boxes (the seed keeps separate fronts for cones and boxes, §4.3):
+    /// the traversal went below the node last frame, so its box is the union of its children's.
+    aabb_from_children: Vec<bool>,
     /// Frame in which the traversal descended below the node.
     descended: Vec<u32>,
     /// Frame in which the traversal tested the node's cone itself (not through a parent's
@@ -134,6 +137,7 @@ impl SelfCollisionQuery {
             cones: vec![NormalCone::EMPTY; n],
             cone_stamp: vec![0; n],
             cone_from_children: vec![false; n],
+            aabb_from_children: vec![false; n],
             descended: vec![0; n],
             visited: vec![0; n],
             bounds_ws: BoundsWorkspace::default(),
@@ -181,7 +185,8 @@ impl SelfCollisionQuery {
                 + self.visited.capacity())
                 * size_of::<u32>()
             + self.cones.capacity() * size_of::<NormalCone>()
-            + self.cone_from_children.capacity() * size_of::<bool>()
+            + (self.cone_from_children.capacity() + self.aabb_from_children.capacity())
+                * size_of::<bool>()
             + self.stack.capacity() * core::mem::size_of::<Task>()
             + self.contour.heap_bytes()
             + self.points.capacity() * 12
