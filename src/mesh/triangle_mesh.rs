@@ -34,12 +34,7 @@ impl TriangleMesh {
                 triangles: triangles.len(),
             });
         }
-        if let Some(index) = positions.iter().position(|p| !p.is_finite()) {
-            return Err(DeformError::NonFinitePosition {
-                what: "vertex",
-                index,
-            });
-        }
+        crate::deformation::validate_positions("vertex", &positions)?;
         let (mins, maxs) = positions.iter().fold(
             (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
             |(a, b), p| (a.min(*p), b.max(*p)),
