@@ -12,7 +12,9 @@
 use std::error::Error;
 use std::time::{Duration, Instant};
 
-use rapier3d_deform::bn_tree::{BnTree, CullingMode, RefitPolicy, SelfCollisionQuery};
+use rapier3d_deform::bn_tree::{
+    BnTree, BnTreeOptions, CullingMode, RefitPolicy, SelfCollisionQuery,
+};
 use rapier3d_deform::deformation::GovernedDeformation;
 use rapier3d_deform::io::{LoadOptions, load_gltf};
 use rapier3d_deform::math::Vec3;
@@ -73,7 +75,12 @@ fn main() -> Result<(), Box<dyn Error>> {
     );
 
     let t0 = Instant::now();
-    let tree = BnTree::build(&asset.mesh, skin.rest_positions(), skin.weights())?;
+    let tree = BnTree::build_with(
+        &asset.mesh,
+        skin.rest_positions(),
+        skin.weights(),
+        BnTreeOptions::SELF_COLLISION,
+    )?;
     let mut query = SelfCollisionQuery::new(&tree);
     let mut pairs = Vec::new();
     println!(

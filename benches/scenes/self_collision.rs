@@ -20,7 +20,9 @@
 //! and checked against brute force in the crate's tests) at full size.
 
 use super::runner::{FrameTable, PlotSpec, RunOptions, SceneReport, Section, median};
-use rapier3d_deform::bn_tree::{BnTree, CullingMode, RefitPolicy, SelfCollisionQuery};
+use rapier3d_deform::bn_tree::{
+    BnTree, BnTreeOptions, CullingMode, RefitPolicy, SelfCollisionQuery,
+};
 use rapier3d_deform::deformation::{Affine, ConvexWeights, GovernedDeformation, deform_vertices};
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform::mesh::{TriangleMesh, VertexOrder};
@@ -139,8 +141,13 @@ fn measure(anim: &Animation, passes: usize, brute_force_reference: bool) -> Meas
         anim.frames.len()
     );
     let start = Instant::now();
-    let mut tree = BnTree::build(&anim.mesh, &anim.rest, &anim.weights)
-        .unwrap_or_else(|e| panic!("BN-Tree build failed on {}: {e}", anim.label));
+    let mut tree = BnTree::build_with(
+        &anim.mesh,
+        &anim.rest,
+        &anim.weights,
+        BnTreeOptions::SELF_COLLISION,
+    )
+    .unwrap_or_else(|e| panic!("BN-Tree build failed on {}: {e}", anim.label));
     if let Some(points) = &anim.point_rest {
         tree = tree
             .with_point_governors(points.clone())

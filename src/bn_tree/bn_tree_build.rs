@@ -29,7 +29,8 @@ pub struct BnTreeOptions {
 /// BENCHMARKS.md): leaves of 16 triangles cost the same query time as leaves of 4 with a quarter
 /// of the nodes (the tree then fits below the deform-all + BVH route's memory), and O(m) data
 /// only where `triangles ≥ 64 m` (an O(m) cone costs about as much as a bottom-up refit of a
-/// few hundred triangles, and is looser).
+/// few hundred triangles, and is looser). Trees for self-collision queries do better with
+/// [`BnTreeOptions::SELF_COLLISION`].
 impl Default for BnTreeOptions {
     fn default() -> Self {
         Self {
@@ -37,6 +38,19 @@ impl Default for BnTreeOptions {
             governor_cost: 64.0,
         }
     }
+}
+
+impl BnTreeOptions {
+    /// For trees that answer [`super::SelfCollisionQuery`]: O(m) data only where `triangles ≥
+    /// 256 m`. With the box update front most boxes come from children, so fewer O(m) nodes
+    /// cost nothing in speed (as fast or faster on every `self_*` scene) and save memory (the
+    /// Fox went below the deform-all + BVH route, 124.9 vs 126.9 B/tri). The root of a large,
+    /// nearly flat patch keeps its O(m) data (the cloth's root prune). Mesh colliders keep
+    /// [`BnTreeOptions::default`]: their queries touch few nodes and want more O(m) data.
+    pub const SELF_COLLISION: Self = Self {
+        leaf_triangles: 16,
+        governor_cost: 256.0,
+    };
 }
 
 /// One node of a [`BnTree`]: a connected patch, the contiguous range `first..first + count` of

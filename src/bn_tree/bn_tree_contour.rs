@@ -19,9 +19,9 @@ pub(crate) struct Segment {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ContourScratch {
     edges: Vec<(u32, u32)>,
-    /// Per mesh vertex: the serial of the last test in which an edge left it / entered it.
-    out_stamp: Vec<u32>,
-    in_stamp: Vec<u32>,
+    /// Per mesh vertex: `serial << 2 | flags` of the last test that touched it, flags
+    /// [`LEFT`] (an edge left it) and [`ENTERED`] (an edge entered it).
+    loop_stamp: Vec<u32>,
     /// Serial of the current test (stamps equal to it are this test's).
     serial: u32,
     segments: Vec<Segment>,
@@ -33,7 +33,7 @@ pub(crate) struct ContourScratch {
 impl ContourScratch {
     /// Bytes held (per-vertex stamps and the scratch lists).
     pub(crate) fn heap_bytes(&self) -> usize {
-        (self.out_stamp.capacity() + self.in_stamp.capacity()) * 4
+        self.loop_stamp.capacity() * 4
             + self.edges.capacity() * 8
             + self.segments.capacity() * core::mem::size_of::<Segment>()
             + self.keys.capacity() * 8
@@ -248,31 +248,41 @@ impl SelfCollisionQuery {
 /// # Performance
 /// O(E) with per-vertex stamps (no sort, no clearing).
 fn edges_form_simple_loops(scratch: &mut ContourScratch, vertex_count: usize) -> bool {
-    if scratch.out_stamp.len() != vertex_count {
-        scratch.out_stamp = vec![0; vertex_count];
-        scratch.in_stamp = vec![0; vertex_count];
+    if scratch.loop_stamp.len() != vertex_count {
+        scratch.loop_stamp = vec![0; vertex_count];
         scratch.serial = 0;
     }
-    scratch.serial = scratch.serial.wrapping_add(1);
-    if scratch.serial == 0 {
-        scratch.out_stamp.fill(0);
-        scratch.in_stamp.fill(0);
+    scratch.serial += 1;
+    if scratch.serial >= 1 << 30 {
+        scratch.loop_stamp.fill(0);
         scratch.serial = 1;
     }
-    let serial = scratch.serial;
+    let current = scratch.serial << 2;
+    // This test's flags of a vertex (none if another test stamped it).
+    let flags = |stamp: u32| if stamp & !3 == current { stamp & 3 } else { 0 };
     for &(from, to) in &scratch.edges {
         let (from, to) = (from as usize, to as usize);
-        if scratch.out_stamp[from] == serial || scratch.in_stamp[to] == serial {
+        let f = flags(scratch.loop_stamp[from]);
+        if f & LEFT != 0 {
             return false;
         }
-        scratch.out_stamp[from] = serial;
-        scratch.in_stamp[to] = serial;
+        scratch.loop_stamp[from] = current | f | LEFT;
+        let t = flags(scratch.loop_stamp[to]);
+        if t & ENTERED != 0 {
+            return false;
+        }
+        scratch.loop_stamp[to] = current | t | ENTERED;
     }
     scratch
         .edges
         .iter()
-        .all(|&(_, to)| scratch.out_stamp[to as usize] == serial)
+        .all(|&(_, to)| flags(scratch.loop_stamp[to as usize]) & LEFT != 0)
 }
+
+/// Flag of [`ContourScratch::loop_stamp`]: a boundary edge left the vertex in this test.
+const LEFT: u32 = 1;
+/// Flag of [`ContourScratch::loop_stamp`]: a boundary edge entered the vertex in this test.
+const ENTERED: u32 = 2;
 
 /// Sort-and-sweep along the projected coordinate of larger extent (fewer segments overlap
 /// along it); segments sharing a vertex only fail by folding back, all others by touching or
@@ -356,6 +366,29 @@ mod tests {
             .map(|i| seg(i, (i + 1) % 4, bt[i as usize], bt[(i as usize + 1) % 4]))
             .collect();
         assert!(!projected_segments_are_disjoint(&s, &mut Vec::new()));
+    }
+
+    /// Loop topology with one stamp array reused across tests: closed loops pass, a vertex left
+    /// or entered twice fails, an open chain fails, and one test's stamps never leak into the
+    /// next.
+    #[test]
+    fn loop_topology_checks() {
+        let mut scratch = ContourScratch::default();
+        let mut check = |edges: &[(u32, u32)]| {
+            scratch.edges.clear();
+            scratch.edges.extend_from_slice(edges);
+            edges_form_simple_loops(&mut scratch, 10)
+        };
+        for _ in 0..3 {
+            assert!(check(&[(0, 1), (1, 2), (2, 0)]));
+            assert!(
+                check(&[(0, 1), (1, 0), (2, 3), (3, 4), (4, 2)]),
+                "two loops"
+            );
+            assert!(!check(&[(0, 1), (1, 2)]), "open chain");
+            assert!(!check(&[(0, 1), (0, 2), (1, 0), (2, 0)]), "0 left twice");
+            assert!(!check(&[(1, 0), (2, 0), (0, 1), (0, 2)]), "0 entered twice");
+        }
     }
 
     #[test]
