@@ -119,6 +119,8 @@ pub struct SelfCollisionQuery {
     stack: Vec<Task>,
     contour: ContourScratch,
     stats: SelfCollisionStats,
+    /// Vertices the previous BN-Tree query deformed.
+    last_vertices_deformed: u64,
 }
 
 impl SelfCollisionQuery {
@@ -145,6 +147,7 @@ impl SelfCollisionQuery {
             stack: Vec::new(),
             contour: ContourScratch::default(),
             stats: SelfCollisionStats::default(),
+            last_vertices_deformed: 0,
         }
     }
 
