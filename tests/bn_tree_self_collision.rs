@@ -9,7 +9,7 @@ mod common;
 use common::*;
 use rapier3d_deform::bn_tree::{BnTree, CullingMode, RefitPolicy, SelfCollisionQuery};
 use rapier3d_deform::deformation::{
-    Affine, ConvexWeights, GovernedDeformation, LinearBlendSkinning,
+    Affine, ConvexWeights, GovernedDeformation, LinearBlendSkinning, deform_vertex,
 };
 use rapier3d_deform::math::{Mat3, Quat, Vec3};
 use rapier3d_deform::mesh::{TriangleMesh, VertexOrder};
@@ -155,6 +155,79 @@ fn spatial_vertex_order_gives_the_same_pairs() {
     assert!(
         total > 100,
         "the tube must fold through itself ({total} pairs)"
+    );
+}
+
+/// The up-front deformation of every vertex switches on while the traversal needs nearly all of
+/// them (a sheet crumpled by 10 random bones) and off again once it does not (the sheet lies flat
+/// and the root prunes): every few frames one query measures the need lazily. Results equal brute
+/// force throughout.
+#[test]
+fn eager_deformation_follows_what_the_traversal_needs() {
+    use rapier3d_deform::bn_tree::BnTreeOptions;
+    let n = 40;
+    let mut p = Vec::new();
+    for j in 0..=n {
+        for i in 0..=n {
+            p.push(Vec3::new(
+                10.0 * i as f32 / n as f32,
+                0.0,
+                4.0 * j as f32 / n as f32,
+            ));
+        }
+    }
+    let id = |i: usize, j: usize| (j * (n + 1) + i) as u32;
+    let mut t = Vec::new();
+    for j in 0..n {
+        for i in 0..n {
+            t.push([id(i, j), id(i, j + 1), id(i + 1, j)]);
+            t.push([id(i + 1, j), id(i, j + 1), id(i + 1, j + 1)]);
+        }
+    }
+    let mesh = TriangleMesh::new(p.clone(), t).unwrap();
+    let weights = tube_weights(&mesh, 10, 10.0, 4);
+    let options = BnTreeOptions {
+        leaf_triangles: 4,
+        governor_cost: 0.0,
+    };
+    let tree = BnTree::build_with(&mesh, &p, &weights, options).unwrap();
+    let vertices = p.len() as u64;
+    let mut query = SelfCollisionQuery::new(&tree);
+    let mut out = Vec::new();
+    let mut r = rng(7);
+    let mut run = |governors: &[Affine], out: &mut Vec<[u32; 2]>| {
+        let stats = query.run(
+            &tree,
+            governors,
+            RefitPolicy::OnDemand,
+            CullingMode::Conservative,
+            out,
+        );
+        let positions: Vec<Vec3> = (0..p.len())
+            .map(|v| deform_vertex(&p, &weights, governors, v))
+            .collect();
+        assert_eq!(
+            *out,
+            self_collisions_brute_force(&mesh, &positions).unwrap()
+        );
+        stats.vertices_deformed
+    };
+    let mut eager_frames = 0;
+    for _ in 0..12 {
+        let governors: Vec<Affine> = (0..10).map(|_| random_governor(&mut r, 0.8, 1.0)).collect();
+        eager_frames += (run(&governors, &mut out) == vertices) as u32;
+    }
+    assert!(
+        eager_frames >= 8,
+        "crumpled: eager in {eager_frames} of 12 frames"
+    );
+    let mut last = 0;
+    for _ in 0..20 {
+        last = run(&[Affine::IDENTITY; 10], &mut out);
+    }
+    assert!(
+        last * 5 < vertices,
+        "flat: still deforming {last} of {vertices} vertices"
     );
 }
 

@@ -11,6 +11,10 @@ use std::time::Instant;
 /// the fast mode went from 26–27 to 22–25 ms per frame.
 const EAGER_DEFORM_FRACTION: f64 = 0.8;
 
+/// After this many eager queries in a row, one runs lazily to measure the need again (so a mesh
+/// that calms down returns to lazy queries).
+const EAGER_REMEASURE_FRAMES: u32 = 8;
+
 /// One pending query of the traversal.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Task {
@@ -48,15 +52,19 @@ impl SelfCollisionQuery {
     ) -> SelfCollisionStats {
         let start = Instant::now();
         self.begin_frame(tree);
-        if policy == RefitPolicy::OnDemand
+        let eager = policy == RefitPolicy::OnDemand
             && self.last_vertices_deformed as f64 > EAGER_DEFORM_FRACTION * tree.rest.len() as f64
-        {
-            // Last frame reached nearly every vertex: deform them all in one pass in index
-            // order (what HSC does), cheaper than one at a time in traversal order; the bounds
-            // stay lazy (BN-Tree §6: switch to bottom-up where coherence is lost).
+            && self.eager_streak < EAGER_REMEASURE_FRAMES;
+        if eager {
+            // The last lazy query reached nearly every vertex: deform them all in one pass in
+            // index order (what HSC does), cheaper than one at a time in traversal order; the
+            // bounds stay lazy (BN-Tree §6: switch to bottom-up where coherence is lost).
             for v in 0..tree.rest.len() as u32 {
                 let _ = self.vertex(tree, governors, v);
             }
+            self.eager_streak += 1;
+        } else {
+            self.eager_streak = 0;
         }
         if policy == RefitPolicy::BottomUpEveryFrame {
             let refit_start = Instant::now();
@@ -91,7 +99,9 @@ impl SelfCollisionQuery {
         out.sort_unstable();
         if policy == RefitPolicy::OnDemand {
             self.update_front(tree, governors);
-            self.last_vertices_deformed = self.stats.vertices_deformed;
+            if !eager {
+                self.last_vertices_deformed = self.stats.vertices_deformed;
+            }
         }
         self.stats.pairs = out.len() as u64;
         self.stats.nanos = start.elapsed().as_nanos() as u64;

@@ -119,8 +119,11 @@ pub struct SelfCollisionQuery {
     stack: Vec<Task>,
     contour: ContourScratch,
     stats: SelfCollisionStats,
-    /// Vertices the previous BN-Tree query deformed.
+    /// Vertices the last lazily run BN-Tree query deformed (what the traversal needed).
     last_vertices_deformed: u64,
+    /// Consecutive queries that deformed every vertex up front; every few, one runs lazily to
+    /// measure again what the traversal needs.
+    eager_streak: u32,
 }
 
 impl SelfCollisionQuery {
@@ -148,6 +151,7 @@ impl SelfCollisionQuery {
             contour: ContourScratch::default(),
             stats: SelfCollisionStats::default(),
             last_vertices_deformed: 0,
+            eager_streak: 0,
         }
     }
 
