@@ -131,12 +131,7 @@ impl ConvexWeights {
     /// O(vertices + influences).
     pub fn permuted(&self, old_of_new: &[u32]) -> Result<Self> {
         let n = self.vertex_count();
-        let mut seen = vec![false; n];
-        let permutation = old_of_new.len() == n
-            && old_of_new
-                .iter()
-                .all(|&v| (v as usize) < n && !std::mem::replace(&mut seen[v as usize], true));
-        if !permutation {
+        if !crate::mesh::is_permutation(old_of_new, n) {
             return Err(DeformError::InvalidParameter {
                 name: "old_of_new",
                 value: old_of_new.len() as f32,

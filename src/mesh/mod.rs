@@ -5,3 +5,4 @@ mod vertex_order;
 
 pub use triangle_mesh::TriangleMesh;
 pub use vertex_order::VertexOrder;
+pub(crate) use vertex_order::is_permutation;

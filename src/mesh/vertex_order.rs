@@ -95,18 +95,12 @@ impl VertexOrder {
     /// # Performance
     /// O(V).
     pub fn from_old_of_new(old_of_new: Vec<u32>) -> Result<Self> {
-        let mut seen = vec![false; old_of_new.len()];
-        for &old in &old_of_new {
-            match seen.get_mut(old as usize) {
-                Some(s) if !*s => *s = true,
-                _ => {
-                    return Err(DeformError::InvalidParameter {
-                        name: "old_of_new",
-                        value: old as f32,
-                        reason: "must list every vertex index below its length exactly once",
-                    });
-                }
-            }
+        if !is_permutation(&old_of_new, old_of_new.len()) {
+            return Err(DeformError::InvalidParameter {
+                name: "old_of_new",
+                value: old_of_new.len() as f32,
+                reason: "must list every vertex index below its length exactly once",
+            });
         }
         Ok(Self::from_old_of_new_unchecked(old_of_new))
     }
@@ -209,6 +203,18 @@ impl VertexOrder {
             })
         }
     }
+}
+
+/// True when `indices` lists every index of `0..n` exactly once.
+///
+/// # Performance
+/// O(n), one temporary flag per index.
+pub(crate) fn is_permutation(indices: &[u32], n: usize) -> bool {
+    let mut seen = vec![false; n];
+    indices.len() == n
+        && indices
+            .iter()
+            .all(|&i| (i as usize) < n && !std::mem::replace(&mut seen[i as usize], true))
 }
 
 /// Spreads the low 21 bits of `x` to every third bit (the Morton interleave).
