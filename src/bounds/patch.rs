@@ -29,7 +29,9 @@ pub struct BoundsWorkspace {
 ///   solved exactly ([`super::limited_convex_max`]).
 /// * [`PatchBounds::normal_bound`]: BN-Tree (Schvartzman, Gascón & Otaduy 2009) §3, eqs. 5–17:
 ///   `[J] = (A_p + [A_t]) [J0] + Σ_k (ΔA_k Δt_k) [J_k]`, `[n] = cof([J]) [n0]`, with `[J0]`,
-///   `[J_k]`, `[n0]` precomputed here from centroid-relative rest positions.
+///   `[J_k]`, `[n0]` precomputed here from centroid-relative rest positions;
+///   [`PatchBounds::normal_cone`] also tests each cone direction against the rest normals'
+///   cone (axis and angle) mapped by the interval matrix, which avoids boxing rotated normals.
 ///
 /// Both results are conservative: they contain the exact-arithmetic deformed vertices and normals,
 /// and the AABB is padded by `(4m + 8) ε M` (ε = `f32::EPSILON`, M the largest coordinate
@@ -63,6 +65,12 @@ pub struct PatchBounds {
     jk_translation: Box<[IVec3]>,
     j0: IMat3,
     n0: IVec3,
+    /// Orthonormal frame whose third axis is the patch's mean rest normal (columns).
+    normal_frame: Mat3,
+    /// The rest normals' cone in `normal_frame` coordinates, `m_z ≥ cos θ |m|`, as
+    /// (`cos θ` rounded down, `sin θ` rounded up); `None` when the rest normals span a
+    /// hemisphere or more (no direction can be proven from it).
+    rest_cone: Option<(f32, f32)>,
 }
 
 #[inline]
@@ -167,6 +175,7 @@ impl PatchBounds {
         let mut jk_translation = vec![IVec3::ZERO; m];
         let mut j0 = IMat3::EMPTY;
         let mut n0 = IVec3::EMPTY;
+        let mut rest_normals: Vec<DVec3> = Vec::with_capacity(triangles.len());
         let mut tri_weights = vec![[0f64; 3]; m];
         let mut touched: Vec<usize> = Vec::with_capacity(32);
         // Triangle stamp per governor (which triangle last touched it) and how many touch it.
@@ -197,6 +206,7 @@ impl PatchBounds {
             let Some((grad, normal)) = triangle_gradients(a0, b0, c0) else {
                 continue;
             };
+            rest_normals.push(normal);
             n0 = n0.hull(IVec3::new(
                 widen(normal.x),
                 widen(normal.y),
@@ -228,9 +238,12 @@ impl PatchBounds {
             j0 = IMat3::ZERO;
             n0 = IVec3::ZERO;
         }
+        let (normal_frame, rest_cone) = rest_normal_cone(&rest_normals);
         Self {
             centroid,
             frame,
+            normal_frame,
+            rest_cone,
             governors,
             weight_range,
             triangle_weight_range: triangle_weight_range.into(),
@@ -404,14 +417,20 @@ impl PatchBounds {
     /// # Performance
     /// O(m log m), see [`PatchBounds::deformation_gradient_bound`].
     pub fn normal_bound(&self, governors: &[Affine], ws: &mut BoundsWorkspace) -> IVec3 {
+        let (direct, expanded) = self.normal_maps(governors, ws);
+        direct.mul_vec(self.n0).intersect(expanded.mul_vec(self.n0))
+    }
+
+    /// Two interval matrices that map every rest triangle normal `n0` of the patch to a
+    /// positive multiple of its deformed normal: eq. 17 as written, `cof(B J0 + E)`, and the
+    /// same expanded per triangle so the spread of `J0` over a curved patch does not multiply
+    /// the spread of `n0`: `J0 = I − n0 n0ᵀ`, so `cof(B J0) n0 = cof(B) cof(J0) n0 = cof(B) n0`
+    /// exactly, and `cof(X + E) = cof(X) + C(X, E) + cof(E)` with `C` the bilinear cross terms
+    /// (column i: `x_j × e_k + e_j × x_k`).
+    fn normal_maps(&self, governors: &[Affine], ws: &mut BoundsWorkspace) -> (IMat3, IMat3) {
         let (b, e) = self.gradient_parts(governors, ws);
         let x = b * self.j0;
-        // Eq. 17 as written: cof(B J0 + E) [n0].
-        let direct = (x + e).normal_transform().mul_vec(self.n0);
-        // The same per triangle, expanded so the spread of J0 over a curved patch does not
-        // multiply the spread of n0: J0 = I − n0 n0ᵀ, so cof(B J0) n0 = cof(B) cof(J0) n0 =
-        // cof(B) n0 exactly, and cof(X + E) = cof(X) + C(X, E) + cof(E) with C the bilinear
-        // cross terms (column i: x_j × e_k + e_j × x_k).
+        let direct = (x + e).normal_transform();
         let [x1, x2, x3] = x.cols;
         let [e1, e2, e3] = e.cols;
         let cross = IMat3 {
@@ -421,19 +440,36 @@ impl PatchBounds {
                 x1.cross(e2) + e1.cross(x2),
             ],
         };
-        let expanded = b.normal_transform().mul_vec(self.n0)
-            + cross.mul_vec(self.n0)
-            + e.normal_transform().mul_vec(self.n0);
-        // Both contain every deformed normal: keep their intersection.
-        direct.intersect(expanded)
+        let expanded = b.normal_transform() + cross + e.normal_transform();
+        (direct, expanded)
     }
 
-    /// The discrete normal cone of [`PatchBounds::normal_bound`].
+    /// The discrete normal cone of the patch: every direction `d` proven to see every deformed
+    /// triangle normal from the positive side, either from the box [`PatchBounds::normal_bound`]
+    /// or directly from the expanded normal map `P` (eq. 17 expanded) and the cone of rest
+    /// normals: `d · P n0 = (dᵀ P F) m0` with `F` a frame around the mean rest normal and `m0` in
+    /// the rest cone, minimised in closed form. The second test skips the box around the
+    /// rotated rest normals, whose corners cost ~10-25° of cone on curved patches (on the quick
+    /// `bounds` scene it raises the agreement with exact cones from 6.0 % to 9.9 % of nodes).
     ///
     /// # Performance
     /// O(m log m).
     pub fn normal_cone(&self, governors: &[Affine], ws: &mut BoundsWorkspace) -> NormalCone {
-        NormalCone::from_normal_bound(&self.normal_bound(governors, ws))
+        let (direct, expanded) = self.normal_maps(governors, ws);
+        let boxed = NormalCone::from_normal_bound(
+            &direct.mul_vec(self.n0).intersect(expanded.mul_vec(self.n0)),
+        );
+        let Some((cos_theta, sin_theta)) = self.rest_cone else {
+            return boxed;
+        };
+        let in_frame = expanded * IMat3::point(self.normal_frame);
+        let mut bits = 0u16;
+        for (i, d) in NormalCone::DIRECTIONS.iter().enumerate() {
+            if linear_image_of_cone_is_positive(&in_frame, *d, cos_theta, sin_theta) {
+                bits |= 1 << i;
+            }
+        }
+        NormalCone(boxed.0 | bits)
     }
 
     /// The discrete normal cone of [`PatchBounds::normal_bound_point_governors`].
@@ -512,6 +548,88 @@ impl PatchBounds {
     }
 }
 
+/// The frame and cone of a patch's rest unit normals: the third axis is their normalised sum,
+/// and `(cos θ, sin θ)` (rounded outward) bound the largest angle to it, measured in the
+/// coordinates of the `f32` frame actually stored.
+fn rest_normal_cone(normals: &[DVec3]) -> (Mat3, Option<(f32, f32)>) {
+    let sum = normals.iter().fold(DVec3::ZERO, |acc, n| acc + *n);
+    let Some(axis) = sum.try_normalize() else {
+        return (Mat3::IDENTITY, None);
+    };
+    let helper = if axis.x.abs() < 0.6 {
+        DVec3::X
+    } else {
+        DVec3::Y
+    };
+    let u = helper.cross(axis).normalize();
+    let v = axis.cross(u);
+    let frame = Mat3::from_cols(u.as_vec3(), v.as_vec3(), axis.as_vec3());
+    let inverse =
+        DMat3::from_cols(dvec(frame.x_axis), dvec(frame.y_axis), dvec(frame.z_axis)).inverse();
+    let mut cos_theta = 1f64;
+    for n in normals {
+        let m = inverse * *n;
+        cos_theta = cos_theta.min(m.z / m.length());
+    }
+    // Outward by far more than the f64 rounding of the lines above.
+    let cos_theta = cos_theta - 1e-9;
+    if !(cos_theta > 1e-6) {
+        return (frame, None);
+    }
+    let sin_theta = (1.0 - cos_theta * cos_theta).sqrt() + 1e-9;
+    let cos_f = cos_theta as f32;
+    let cos_f = if cos_f as f64 > cos_theta {
+        cos_f.next_down()
+    } else {
+        cos_f
+    };
+    let sin_f = sin_theta as f32;
+    let sin_f = if (sin_f as f64) < sin_theta {
+        sin_f.next_up()
+    } else {
+        sin_f
+    };
+    (frame, Some((cos_f, sin_f)))
+}
+
+/// True when `d · (Q m) > 0` for every `Q` in the interval matrix `q` and every `m` in the
+/// cone `m_z ≥ cos θ |m|` (beyond [`NormalCone::BOUND_MARGIN`] of the magnitudes involved).
+///
+/// With `r = dᵀ Q = r̄ + ρ` (midpoint and radius of the interval row), and a unit `m` in the
+/// cone, `r̄ · m ≥ r̄_z cos θ − |r̄_xy| sin θ` (the closest approach of the cone to the plane
+/// `r̄ · m = 0`), and `|ρ · m| ≤ |ρ_xy| sin θ + |ρ_z|`.
+fn linear_image_of_cone_is_positive(q: &IMat3, d: Vec3, cos_theta: f32, sin_theta: f32) -> bool {
+    let mut lo = [0f64; 3];
+    let mut hi = [0f64; 3];
+    for (j, col) in q.cols.iter().enumerate() {
+        for r in 0..3 {
+            let (dr, entry) = (d[r] as f64, col.get(r));
+            if dr > 0.0 {
+                lo[j] += dr * entry.lo as f64;
+                hi[j] += dr * entry.hi as f64;
+            } else if dr < 0.0 {
+                lo[j] += dr * entry.hi as f64;
+                hi[j] += dr * entry.lo as f64;
+            }
+        }
+    }
+    if !(lo.iter().chain(&hi).all(|x| x.is_finite())) {
+        return false;
+    }
+    let mid = [0, 1, 2].map(|j| 0.5 * (lo[j] + hi[j]));
+    let rad = [0, 1, 2].map(|j| 0.5 * (hi[j] - lo[j]));
+    if mid[2] <= 0.0 {
+        return false;
+    }
+    let (c, s) = (cos_theta as f64, sin_theta as f64);
+    let lower = mid[2] * c
+        - (mid[0] * mid[0] + mid[1] * mid[1]).sqrt() * s
+        - (rad[0] * rad[0] + rad[1] * rad[1]).sqrt() * s
+        - rad[2];
+    let scale: f64 = mid.iter().map(|x| x.abs()).sum::<f64>() + rad.iter().sum::<f64>();
+    lower > NormalCone::BOUND_MARGIN as f64 * scale
+}
+
 fn outer64(a: DVec3, b: DVec3) -> DMat3 {
     DMat3::from_cols(a * b.x, a * b.y, a * b.z)
 }
@@ -545,4 +663,98 @@ fn image_box(a: &Mat3, t: Vec3, (mid, half): (Vec3, Vec3)) -> (Vec3, Vec3) {
 
 fn abs_mat(m: &Mat3) -> Mat3 {
     Mat3::from_cols(m.x_axis.abs(), m.y_axis.abs(), m.z_axis.abs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    fn unit(rng: &mut ChaCha8Rng) -> DVec3 {
+        loop {
+            let v = DVec3::new(
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+            );
+            if v.length() > 0.1 && v.length() < 1.0 {
+                return v.normalize();
+            }
+        }
+    }
+
+    /// Random normal sets in a cone: every normal lies in the stored cone, measured in the
+    /// stored `f32` frame.
+    #[test]
+    fn rest_normal_cone_contains_every_normal() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        for _ in 0..500 {
+            let axis = unit(&mut rng);
+            let spread = rng.random_range(0.0..1.6);
+            let normals: Vec<DVec3> = (0..rng.random_range(1..40))
+                .map(|_| (axis + unit(&mut rng) * spread).normalize())
+                .collect();
+            let (frame, cone) = rest_normal_cone(&normals);
+            let Some((c, s)) = cone else {
+                // Only a set spanning a hemisphere or more may have no cone.
+                assert!(spread > 0.9, "no cone for spread {spread}");
+                continue;
+            };
+            assert!(c >= 0.0 && s <= 1.0 + 1e-6 && c * c + s * s >= 1.0 - 1e-6);
+            let inverse =
+                DMat3::from_cols(dvec(frame.x_axis), dvec(frame.y_axis), dvec(frame.z_axis))
+                    .inverse();
+            for n in &normals {
+                let m = inverse * *n;
+                assert!(m.z >= c as f64 * m.length(), "{m:?} outside cos {c}");
+            }
+        }
+    }
+
+    /// Whenever the directional test says yes, sampled members `Q` of the interval matrix and
+    /// sampled unit vectors `m` of the cone (including its rim) give `d · Q m > 0`; and it does
+    /// say yes often (the test is not vacuous).
+    #[test]
+    fn directional_test_is_conservative_and_not_vacuous() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let mut proven = 0;
+        for _ in 0..2000 {
+            let theta: f64 = rng.random_range(0.0..1.5);
+            let (c, s) = (theta.cos() as f32, theta.sin() as f32);
+            let mid = Mat3::from_cols_array(&core::array::from_fn(|_| rng.random_range(-1.0..1.0)));
+            let radius: f32 = rng.random_range(0.0..0.2);
+            let mut q = IMat3::point(mid);
+            for col in &mut q.cols {
+                for r in 0..3 {
+                    let e = col.get_mut(r);
+                    *e = Interval::new(e.lo - radius, e.hi + radius);
+                }
+            }
+            let d = NormalCone::DIRECTIONS[rng.random_range(0..14)];
+            if !linear_image_of_cone_is_positive(&q, d, c, s) {
+                continue;
+            }
+            proven += 1;
+            for _ in 0..200 {
+                let member = Mat3::from_cols_array(&core::array::from_fn(|i| {
+                    let e = q.get(i % 3, i / 3);
+                    e.lo + (e.hi - e.lo) * rng.random::<f32>()
+                }));
+                let phi: f64 = rng.random_range(0.0..core::f64::consts::TAU);
+                let angle = if rng.random::<bool>() {
+                    theta
+                } else {
+                    theta * rng.random::<f64>()
+                };
+                let m = Vec3::new(
+                    (angle.sin() * phi.cos()) as f32,
+                    (angle.sin() * phi.sin()) as f32,
+                    angle.cos() as f32,
+                );
+                assert!(d.dot(member * m) > 0.0, "d {d:?} member {member:?} m {m:?}");
+            }
+        }
+        assert!(proven > 100, "only {proven} of 2000 cases proven");
+    }
 }
