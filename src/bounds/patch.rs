@@ -573,7 +573,8 @@ fn rest_normal_cone(normals: &[DVec3]) -> (Mat3, Option<(f32, f32)>) {
     }
     // Outward by far more than the f64 rounding of the lines above.
     let cos_theta = cos_theta - 1e-9;
-    if !(cos_theta > 1e-6) {
+    // NaN (no usable axis) also lands here.
+    if cos_theta.partial_cmp(&1e-6) != Some(core::cmp::Ordering::Greater) {
         return (frame, None);
     }
     let sin_theta = (1.0 - cos_theta * cos_theta).sqrt() + 1e-9;
@@ -613,7 +614,7 @@ fn linear_image_of_cone_is_positive(q: &IMat3, d: Vec3, cos_theta: f32, sin_thet
             }
         }
     }
-    if !(lo.iter().chain(&hi).all(|x| x.is_finite())) {
+    if !lo.iter().chain(&hi).all(|x| x.is_finite()) {
         return false;
     }
     let mid = [0, 1, 2].map(|j| 0.5 * (lo[j] + hi[j]));
