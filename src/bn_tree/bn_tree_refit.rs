@@ -123,10 +123,33 @@ impl SelfCollisionQuery {
     /// HSC (Volino & Magnenat-Thalmann 1994): deform every vertex and refit every node's AABB
     /// and cone bottom-up from the leaves, O(n), before the traversal.
     pub(crate) fn refit_all_bottom_up(&mut self, tree: &BnTree, governors: &[Affine]) {
-        for v in 0..tree.rest.len() as u32 {
-            let _ = self.vertex(tree, governors, v);
-        }
+        self.deform_all_vertices(tree, governors);
         self.refit_range_bottom_up(tree, governors, 0, tree.nodes.len());
+    }
+
+    /// Deforms every vertex in index order (bit-identical to [`Self::vertex`]), so later refits
+    /// read them without per-vertex stamps.
+    ///
+    /// # Performance
+    /// O(total influences); the frame's first call only (later calls return at once).
+    pub(crate) fn deform_all_vertices(&mut self, tree: &BnTree, governors: &[Affine]) {
+        if self.all_vertices_deformed {
+            return;
+        }
+        let epoch = self.epoch;
+        for (v, (position, stamp)) in self
+            .vertices
+            .iter_mut()
+            .zip(self.vertex_stamp.iter_mut())
+            .enumerate()
+        {
+            if *stamp != epoch {
+                *stamp = epoch;
+                *position = deform_vertex(&tree.rest, &tree.weights, governors, v);
+                self.stats.vertices_deformed += 1;
+            }
+        }
+        self.all_vertices_deformed = true;
     }
 
     /// Refits the box and the cone of every node of the subtree rooted at `i` bottom-up from
@@ -152,6 +175,19 @@ impl SelfCollisionQuery {
         for i in (start..end).rev() {
             let node = tree.nodes[i];
             let (aabb, cone) = match node.children {
+                None if self.all_vertices_deformed => {
+                    let mut lo = Vec3::splat(f32::MAX);
+                    let mut hi = Vec3::splat(f32::MIN);
+                    let mut cone = NormalCone::ALL;
+                    let triangles = tree.mesh.triangles();
+                    for &t in &tree.order[node.first as usize..(node.first + node.count) as usize] {
+                        let [a, b, c] = triangles[t as usize].map(|v| self.vertices[v as usize]);
+                        lo = lo.min(a.min(b).min(c));
+                        hi = hi.max(a.max(b).max(c));
+                        cone = cone.intersection(cone_of_corners([a, b, c]));
+                    }
+                    (Aabb::new(lo, hi), cone)
+                }
                 None => {
                     let mut lo = Vec3::splat(f32::MAX);
                     let mut hi = Vec3::splat(f32::MIN);
@@ -196,25 +232,59 @@ pub(crate) fn cone_of_corners(corners: [Vec3; 3]) -> NormalCone {
         n.x - n.y + n.z,
         n.x - n.y - n.z,
     );
-    let signs = [
-        n.x > 0.0,
-        n.x < 0.0,
-        n.y > 0.0,
-        n.y < 0.0,
-        n.z > 0.0,
-        n.z < 0.0,
-        s0 > 0.0,
-        s1 > 0.0,
-        s2 > 0.0,
-        s3 > 0.0,
-        s3 < 0.0,
-        s2 < 0.0,
-        s1 < 0.0,
-        s0 < 0.0,
-    ];
-    let mut bits = 0u16;
-    for (i, &positive) in signs.iter().enumerate() {
-        bits |= (positive as u16) << i;
-    }
+    // Bit layout of `NormalCone::DIRECTIONS`: ±x, ±y, ±z interleaved in bits 0-5, then
+    // s0..s3 > 0 in bits 6-9 and s3..s0 < 0 in bits 10-13.
+    let positive_axes = (n.x > 0.0) as u16 | ((n.y > 0.0) as u16) << 2 | ((n.z > 0.0) as u16) << 4;
+    let negative_axes = (n.x < 0.0) as u16 | ((n.y < 0.0) as u16) << 2 | ((n.z < 0.0) as u16) << 4;
+    let positive_sums = (s0 > 0.0) as u16
+        | ((s1 > 0.0) as u16) << 1
+        | ((s2 > 0.0) as u16) << 2
+        | ((s3 > 0.0) as u16) << 3;
+    let negative_sums = (s3 < 0.0) as u16
+        | ((s2 < 0.0) as u16) << 1
+        | ((s1 < 0.0) as u16) << 2
+        | ((s0 < 0.0) as u16) << 3;
+    let bits = positive_axes | negative_axes << 1 | positive_sums << 6 | negative_sums << 10;
     NormalCone(bits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// The packed bits equal the 14 dot products with `NormalCone::DIRECTIONS`, evaluated in
+    /// `f64`, on random triangles and on triangles whose normals lie on axes and diagonal planes
+    /// (zero components and zero sums).
+    #[test]
+    fn triangle_cone_bits_equal_direction_dot_products() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let grid = |rng: &mut ChaCha8Rng| {
+            Vec3::new(
+                rng.random_range(-2..=2) as f32,
+                rng.random_range(-2..=2) as f32,
+                rng.random_range(-2..=2) as f32,
+            )
+        };
+        for i in 0..20_000 {
+            let corners = if i % 2 == 0 {
+                [grid(&mut rng), grid(&mut rng), grid(&mut rng)]
+            } else {
+                core::array::from_fn(|_| {
+                    Vec3::new(rng.random(), rng.random(), rng.random()) * 2.0 - Vec3::ONE
+                })
+            };
+            let [a, b, c] = corners.map(|p| DVec3::new(p.x as f64, p.y as f64, p.z as f64));
+            let n = (b - a).cross(c - a);
+            let mut expected = 0u16;
+            for (k, d) in NormalCone::DIRECTIONS.iter().enumerate() {
+                let d = DVec3::new(d.x as f64, d.y as f64, d.z as f64);
+                if d.dot(n) > 0.0 {
+                    expected |= 1 << k;
+                }
+            }
+            assert_eq!(cone_of_corners(corners).0, expected, "{corners:?}");
+        }
+    }
 }

@@ -59,9 +59,7 @@ impl SelfCollisionQuery {
             // The last lazy query reached nearly every vertex: deform them all in one pass in
             // index order (what HSC does), cheaper than one at a time in traversal order; the
             // bounds stay lazy (BN-Tree §6: switch to bottom-up where coherence is lost).
-            for v in 0..tree.rest.len() as u32 {
-                let _ = self.vertex(tree, governors, v);
-            }
+            self.deform_all_vertices(tree, governors);
             self.eager_streak += 1;
         } else {
             self.eager_streak = 0;

@@ -124,6 +124,8 @@ pub struct SelfCollisionQuery {
     /// Consecutive queries that deformed every vertex up front; every few, one runs lazily to
     /// measure again what the traversal needs.
     eager_streak: u32,
+    /// Every vertex was deformed this frame (eager or HSC): refits read them without stamps.
+    all_vertices_deformed: bool,
 }
 
 impl SelfCollisionQuery {
@@ -152,6 +154,7 @@ impl SelfCollisionQuery {
             stats: SelfCollisionStats::default(),
             last_vertices_deformed: 0,
             eager_streak: 0,
+            all_vertices_deformed: false,
         }
     }
 
@@ -172,6 +175,7 @@ impl SelfCollisionQuery {
             self.epoch = 1;
         }
         self.stats = SelfCollisionStats::default();
+        self.all_vertices_deformed = false;
     }
 
     /// The deformed vertex positions computed this frame (entries of vertices the query did not
