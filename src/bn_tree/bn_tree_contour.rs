@@ -25,9 +25,27 @@ pub(crate) struct ContourScratch {
     /// Serial of the current test (stamps equal to it are this test's).
     serial: u32,
     segments: Vec<Segment>,
-    /// Sort keys of the sweep: the segment's smallest first coordinate rounded down to `f32`,
-    /// as order-preserving bits in the high half, the segment index in the low half.
+    /// Sweep order: each segment's smallest sweep coordinate quantised to 16 bits (a monotone
+    /// map, [`SweepQuantizer`]) in the high half, the segment index in the low half.
     keys: Vec<u64>,
+    /// Second buffer of the radix sort of `keys`.
+    keys_spare: Vec<u64>,
+    /// The segments' sweep data in sweep order.
+    sweep: Vec<SweepEntry>,
+}
+
+/// What the sweep reads of one segment, stored in sweep order so that the scan for candidates
+/// runs over contiguous memory.
+#[derive(Clone, Copy, Debug, Default)]
+struct SweepEntry {
+    /// Quantised smallest and largest sweep coordinate ([`SweepQuantizer`]).
+    key_lo: u32,
+    key_hi: u32,
+    /// Exact range of the filter coordinate.
+    y_lo: f64,
+    y_hi: f64,
+    /// Index into the segments.
+    segment: u32,
 }
 
 impl ContourScratch {
@@ -36,37 +54,65 @@ impl ContourScratch {
         self.loop_stamp.capacity() * 4
             + self.edges.capacity() * 8
             + self.segments.capacity() * core::mem::size_of::<Segment>()
-            + self.keys.capacity() * 8
+            + (self.keys.capacity() + self.keys_spare.capacity()) * 8
+            + self.sweep.capacity() * core::mem::size_of::<SweepEntry>()
     }
 }
 
-/// Order-preserving map of an `f32` to `u32` (negative values reversed below positive ones).
-#[inline]
-fn ordered_bits(x: f32) -> u32 {
-    let b = x.to_bits();
-    if b & 0x8000_0000 != 0 {
-        !b
-    } else {
-        b | 0x8000_0000
+/// A monotone (non-decreasing) map of sweep coordinates in `[lo, hi]` to 16-bit keys:
+/// `key(a) > key(b)` implies `a > b` (subtraction, multiplication by a positive constant, floor
+/// and clamping are each monotone under IEEE rounding), so stopping the sweep at the first key
+/// above `key(s_max)` never skips a segment starting at or before `s_max`.
+#[derive(Clone, Copy, Debug)]
+struct SweepQuantizer {
+    lo: f64,
+    scale: f64,
+}
+
+impl SweepQuantizer {
+    fn new(lo: f64, hi: f64) -> Self {
+        let range = hi - lo;
+        let scale = if range > 0.0 {
+            f64::from(u16::MAX) / range
+        } else {
+            0.0
+        };
+        Self { lo, scale }
+    }
+
+    #[inline]
+    fn key(self, x: f64) -> u64 {
+        ((x - self.lo) * self.scale).clamp(0.0, f64::from(u16::MAX)) as u64
     }
 }
 
-/// Inverse of [`ordered_bits`].
-#[inline]
-fn from_ordered_bits(b: u32) -> f32 {
-    f32::from_bits(if b & 0x8000_0000 != 0 {
-        b & 0x7fff_ffff
-    } else {
-        !b
-    })
-}
-
-/// The largest `f32` not above `x` (rounding toward minus infinity), so that sorting and
-/// stopping by it never skips a segment whose exact coordinate would not.
-#[inline]
-fn f32_at_most(x: f64) -> f32 {
-    let y = x as f32;
-    if (y as f64) > x { y.next_down() } else { y }
+/// Sorts `items` by bits 32..48 (a 16-bit key) with two stable counting passes of 8 bits.
+///
+/// # Performance
+/// O(n + 256) per pass, no allocation once `spare` has grown.
+fn radix_sort_by_key16(items: &mut Vec<u64>, spare: &mut Vec<u64>) {
+    for shift in [32u32, 40] {
+        let mut offsets = [0u32; 256];
+        for &item in items.iter() {
+            offsets[((item >> shift) & 0xff) as usize] += 1;
+        }
+        if offsets.contains(&(items.len() as u32)) {
+            // Every item has the same digit: the pass would not move anything.
+            continue;
+        }
+        let mut sum = 0;
+        for slot in &mut offsets {
+            (*slot, sum) = (sum, sum + *slot);
+        }
+        spare.clear();
+        spare.resize(items.len(), 0);
+        for &item in items.iter() {
+            let slot = &mut offsets[((item >> shift) & 0xff) as usize];
+            spare[*slot as usize] = item;
+            *slot += 1;
+        }
+        core::mem::swap(items, spare);
+    }
 }
 
 /// Two vectors spanning the plane orthogonal to cone direction `dir`, with integer components so
@@ -210,7 +256,12 @@ impl SelfCollisionQuery {
         }
         let simple = loops_ok && {
             self.project_segments(tree, governors, &mut scratch, dir);
-            projected_segments_are_disjoint(&scratch.segments, &mut scratch.keys)
+            projected_segments_are_disjoint(
+                &scratch.segments,
+                &mut scratch.keys,
+                &mut scratch.keys_spare,
+                &mut scratch.sweep,
+            )
         };
         self.contour = scratch;
         simple
@@ -289,8 +340,14 @@ const ENTERED: u32 = 2;
 /// crossing.
 ///
 /// # Performance
-/// O(E log E + overlapping candidates), no allocation once `keys` has grown.
-fn projected_segments_are_disjoint(segments: &[Segment], keys: &mut Vec<u64>) -> bool {
+/// O(E + overlapping candidates) (a radix sort), no allocation once the scratch lists have
+/// grown.
+fn projected_segments_are_disjoint(
+    segments: &[Segment],
+    keys: &mut Vec<u64>,
+    spare: &mut Vec<u64>,
+    sweep: &mut Vec<SweepEntry>,
+) -> bool {
     let (mut lo, mut hi) = ([f64::MAX; 2], [f64::MIN; 2]);
     for s in segments {
         for k in 0..2 {
@@ -304,28 +361,38 @@ fn projected_segments_are_disjoint(segments: &[Segment], keys: &mut Vec<u64>) ->
     } else {
         (1, 0)
     };
+    let quantizer = SweepQuantizer::new(lo[x], hi[x]);
     keys.clear();
     keys.extend(
-        segments.iter().enumerate().map(|(i, s)| {
-            ((ordered_bits(f32_at_most(s.p[x].min(s.q[x]))) as u64) << 32) | i as u64
-        }),
+        segments
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (quantizer.key(s.p[x].min(s.q[x])) << 32) | i as u64),
     );
-    keys.sort_unstable();
-    for (k, &key) in keys.iter().enumerate() {
-        let s = segments[(key & 0xffff_ffff) as usize];
-        let s_max = s.p[x].max(s.q[x]);
-        let (s_ylo, s_yhi) = (s.p[y].min(s.q[y]), s.p[y].max(s.q[y]));
-        for &other in &keys[k + 1..] {
-            // Stop on the sort key (a lower bound of the segment's smallest coordinate,
-            // non-decreasing along `keys`), not on the exact value: equal keys may hold unsorted
-            // exact values.
-            if from_ordered_bits((other >> 32) as u32) as f64 > s_max {
+    radix_sort_by_key16(keys, spare);
+    sweep.clear();
+    sweep.extend(keys.iter().map(|&key| {
+        let i = (key & 0xffff_ffff) as u32;
+        let s = &segments[i as usize];
+        SweepEntry {
+            key_lo: (key >> 32) as u32,
+            key_hi: quantizer.key(s.p[x].max(s.q[x])) as u32,
+            y_lo: s.p[y].min(s.q[y]),
+            y_hi: s.p[y].max(s.q[y]),
+            segment: i,
+        }
+    }));
+    for (k, e) in sweep.iter().enumerate() {
+        for f in &sweep[k + 1..] {
+            // Stop on the keys (non-decreasing along the sweep), not on exact values: equal
+            // keys may hold unsorted exact values.
+            if f.key_lo > e.key_hi {
                 break;
             }
-            let t = &segments[(other & 0xffff_ffff) as usize];
-            if t.p[y].max(t.q[y]) < s_ylo || t.p[y].min(t.q[y]) > s_yhi {
+            if f.y_hi < e.y_lo || f.y_lo > e.y_hi {
                 continue;
             }
+            let (s, t) = (&segments[e.segment as usize], &segments[f.segment as usize]);
             let shared = if s.from == t.to {
                 Some(s.from)
             } else if s.to == t.from {
@@ -334,8 +401,8 @@ fn projected_segments_are_disjoint(segments: &[Segment], keys: &mut Vec<u64>) ->
                 None
             };
             let bad = match shared {
-                Some(v) => consecutive_segments_fold(&s, t, v),
-                None => segments_intersect(&s, t),
+                Some(v) => consecutive_segments_fold(s, t, v),
+                None => segments_intersect(s, t),
             };
             if bad {
                 return false;
@@ -353,19 +420,95 @@ mod tests {
         Segment { from, to, p, q }
     }
 
+    fn disjoint(segments: &[Segment]) -> bool {
+        projected_segments_are_disjoint(segments, &mut Vec::new(), &mut Vec::new(), &mut Vec::new())
+    }
+
+    /// The all-pairs oracle with the same pair rules as the sweep.
+    fn disjoint_all_pairs(segments: &[Segment]) -> bool {
+        for (i, s) in segments.iter().enumerate() {
+            for t in &segments[i + 1..] {
+                let bad = if s.from == t.to {
+                    consecutive_segments_fold(s, t, s.from)
+                } else if s.to == t.from {
+                    consecutive_segments_fold(s, t, s.to)
+                } else {
+                    segments_intersect(s, t)
+                };
+                if bad {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Random closed loops (star-shaped, jittered, some crossing themselves, some on a coarse
+    /// grid so that keys tie and segments touch) and their duplicates shifted far away: the
+    /// radix-sorted sweep answers exactly as the all-pairs oracle, and both answers occur.
+    #[test]
+    fn sweep_equals_all_pairs_on_random_loops() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let (mut keys, mut spare, mut sweep) = (Vec::new(), Vec::new(), Vec::new());
+        let mut answers = [0usize; 2];
+        for case in 0..6000 {
+            let n = rng.random_range(3..300);
+            let jitter: f64 = rng.random_range(0.0..1.5);
+            let grid = case % 3 == 0;
+            let points: Vec<[f64; 2]> = (0..n)
+                .map(|i| {
+                    let angle = core::f64::consts::TAU * i as f64 / n as f64;
+                    let r = 10.0 * (1.0 + jitter * (rng.random::<f64>() - 0.5));
+                    let p = [r * angle.cos(), 0.3 * r * angle.sin()];
+                    if grid { p.map(|c| c.round()) } else { p }
+                })
+                .collect();
+            let mut segments: Vec<Segment> = (0..n)
+                .map(|i| {
+                    seg(
+                        i as u32,
+                        ((i + 1) % n) as u32,
+                        points[i],
+                        points[(i + 1) % n],
+                    )
+                })
+                .collect();
+            if case % 4 == 1 {
+                // A far copy: a second loop with its own vertex ids.
+                let copy: Vec<Segment> = segments
+                    .iter()
+                    .map(|s| {
+                        let shift = |p: [f64; 2]| [p[0] + 1e4, p[1]];
+                        seg(s.from + n as u32, s.to + n as u32, shift(s.p), shift(s.q))
+                    })
+                    .collect();
+                segments.extend(copy);
+            }
+            let expected = disjoint_all_pairs(&segments);
+            answers[expected as usize] += 1;
+            assert_eq!(
+                projected_segments_are_disjoint(&segments, &mut keys, &mut spare, &mut sweep),
+                expected,
+                "case {case}"
+            );
+        }
+        assert!(answers[0] > 500 && answers[1] > 500, "{answers:?}");
+    }
+
     #[test]
     fn square_is_simple_and_figure_eight_is_not() {
         let sq = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
         let s: Vec<Segment> = (0..4)
             .map(|i| seg(i, (i + 1) % 4, sq[i as usize], sq[(i as usize + 1) % 4]))
             .collect();
-        assert!(projected_segments_are_disjoint(&s, &mut Vec::new()));
+        assert!(disjoint(&s));
         // A bow tie: (0,0) → (1,1) → (1,0) → (0,1) → back.
         let bt = [[0.0, 0.0], [1.0, 1.0], [1.0, 0.0], [0.0, 1.0]];
         let s: Vec<Segment> = (0..4)
             .map(|i| seg(i, (i + 1) % 4, bt[i as usize], bt[(i as usize + 1) % 4]))
             .collect();
-        assert!(!projected_segments_are_disjoint(&s, &mut Vec::new()));
+        assert!(!disjoint(&s));
     }
 
     /// Loop topology with one stamp array reused across tests: closed loops pass, a vertex left
@@ -391,17 +534,28 @@ mod tests {
         }
     }
 
+    /// Keys never decrease with the coordinate (also at the clamped ends and for a zero
+    /// range), and the radix sort orders by key.
     #[test]
-    fn ordered_bits_preserve_order_and_invert() {
-        let xs = [-1e30f32, -2.5, -0.0, 0.0, 1e-30, 3.0, 7e20];
-        for w in xs.windows(2) {
-            assert!(ordered_bits(w[0]) <= ordered_bits(w[1]), "{w:?}");
-        }
-        for x in xs {
-            assert_eq!(from_ordered_bits(ordered_bits(x)).to_bits(), x.to_bits());
-        }
-        for x in [0.1f64, -0.1, 1.0 / 3.0, 1e10 + 0.5] {
-            assert!(f32_at_most(x) as f64 <= x);
+    fn quantized_keys_are_monotone_and_radix_sort_orders_them() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        for (lo, hi) in [(-3.0, 7.5), (1e-9, 1e-9 + 1e-12), (2.0, 2.0), (-1e6, 1e6)] {
+            let q = SweepQuantizer::new(lo, hi);
+            let mut xs: Vec<f64> = (0..2000).map(|_| rng.random_range(lo..=hi)).collect();
+            xs.extend([lo, hi, lo - 1.0, hi + 1.0]);
+            xs.sort_by(f64::total_cmp);
+            for w in xs.windows(2) {
+                assert!(q.key(w[0]) <= q.key(w[1]), "{w:?} in [{lo}, {hi}]");
+            }
+            let mut items: Vec<u64> = xs
+                .iter()
+                .rev()
+                .enumerate()
+                .map(|(i, &x)| q.key(x) << 32 | i as u64)
+                .collect();
+            radix_sort_by_key16(&mut items, &mut Vec::new());
+            assert!(items.windows(2).all(|w| w[0] >> 32 <= w[1] >> 32));
         }
     }
 
@@ -419,17 +573,14 @@ mod tests {
         let open: Vec<Segment> = (0..n - 1)
             .map(|i| seg(i as u32, i as u32 + 1, pts[i], pts[i + 1]))
             .collect();
-        assert!(!projected_segments_are_disjoint(&open, &mut Vec::new()));
+        assert!(!disjoint(&open));
         let transposed: Vec<Segment> = open
             .iter()
             .map(|s| seg(s.from, s.to, [s.p[1], s.p[0]], [s.q[1], s.q[0]]))
             .collect();
-        assert!(!projected_segments_are_disjoint(
-            &transposed,
-            &mut Vec::new()
-        ));
+        assert!(!disjoint(&transposed));
         let clean: Vec<Segment> = open[..2].to_vec();
-        assert!(projected_segments_are_disjoint(&clean, &mut Vec::new()));
+        assert!(disjoint(&clean));
     }
 
     #[test]
