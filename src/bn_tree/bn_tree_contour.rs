@@ -59,10 +59,11 @@ impl ContourScratch {
     }
 }
 
-/// A monotone (non-decreasing) map of sweep coordinates in `[lo, hi]` to 16-bit keys:
-/// `key(a) > key(b)` implies `a > b` (subtraction, multiplication by a positive constant, floor
-/// and clamping are each monotone under IEEE rounding), so stopping the sweep at the first key
-/// above `key(s_max)` never skips a segment starting at or before `s_max`.
+/// A monotone (non-decreasing) map of sweep coordinates to 16-bit keys over `[lo, hi]` (below:
+/// 0, above: larger keys): `key(a) > key(b)` implies `a > b` (subtraction, multiplication by
+/// a positive constant and the saturating cast are each monotone under IEEE rounding), so
+/// stopping the sweep at the first key above `key(s_max)` never skips a segment starting at or
+/// before `s_max`.
 #[derive(Clone, Copy, Debug)]
 struct SweepQuantizer {
     lo: f64,
@@ -80,9 +81,10 @@ impl SweepQuantizer {
         Self { lo, scale }
     }
 
+    /// At most `u16::MAX` for `x <= hi` (the product rounds to at most `u16::MAX`).
     #[inline]
-    fn key(self, x: f64) -> u64 {
-        ((x - self.lo) * self.scale).clamp(0.0, f64::from(u16::MAX)) as u64
+    fn key(self, x: f64) -> u32 {
+        ((x - self.lo) * self.scale) as u32
     }
 }
 
@@ -351,8 +353,8 @@ fn projected_segments_are_disjoint(
     let (mut lo, mut hi) = ([f64::MAX; 2], [f64::MIN; 2]);
     for s in segments {
         for k in 0..2 {
-            lo[k] = lo[k].min(s.p[k]);
-            hi[k] = hi[k].max(s.p[k]);
+            lo[k] = lo[k].min(s.p[k].min(s.q[k]));
+            hi[k] = hi[k].max(s.p[k].max(s.q[k]));
         }
     }
     // Sweep axis `x`, filter axis `y`.
@@ -367,7 +369,7 @@ fn projected_segments_are_disjoint(
         segments
             .iter()
             .enumerate()
-            .map(|(i, s)| (quantizer.key(s.p[x].min(s.q[x])) << 32) | i as u64),
+            .map(|(i, s)| (u64::from(quantizer.key(s.p[x].min(s.q[x]))) << 32) | i as u64),
     );
     radix_sort_by_key16(keys, spare);
     sweep.clear();
@@ -376,7 +378,7 @@ fn projected_segments_are_disjoint(
         let s = &segments[i as usize];
         SweepEntry {
             key_lo: (key >> 32) as u32,
-            key_hi: quantizer.key(s.p[x].max(s.q[x])) as u32,
+            key_hi: quantizer.key(s.p[x].max(s.q[x])),
             y_lo: s.p[y].min(s.q[y]),
             y_hi: s.p[y].max(s.q[y]),
             segment: i,
@@ -534,8 +536,8 @@ mod tests {
         }
     }
 
-    /// Keys never decrease with the coordinate (also at the clamped ends and for a zero
-    /// range), and the radix sort orders by key.
+    /// Keys never decrease with the coordinate (also outside the range and for a zero range),
+    /// stay 16-bit inside the range, and the radix sort orders by key.
     #[test]
     fn quantized_keys_are_monotone_and_radix_sort_orders_them() {
         use rand::{Rng, SeedableRng};
@@ -548,11 +550,12 @@ mod tests {
             for w in xs.windows(2) {
                 assert!(q.key(w[0]) <= q.key(w[1]), "{w:?} in [{lo}, {hi}]");
             }
+            assert!(xs.iter().all(|&x| x > hi || q.key(x) <= u16::MAX.into()));
             let mut items: Vec<u64> = xs
                 .iter()
                 .rev()
                 .enumerate()
-                .map(|(i, &x)| q.key(x) << 32 | i as u64)
+                .map(|(i, &x)| u64::from(q.key(x).min(u16::MAX.into())) << 32 | i as u64)
                 .collect();
             radix_sort_by_key16(&mut items, &mut Vec::new());
             assert!(items.windows(2).all(|w| w[0] >> 32 <= w[1] >> 32));

@@ -12,7 +12,7 @@ impl SelfCollisionQuery {
     #[inline]
     pub(crate) fn vertex(&mut self, tree: &BnTree, governors: &[Affine], v: u32) -> Vec3 {
         let v = v as usize;
-        if self.vertex_stamp[v] != self.epoch {
+        if !self.all_vertices_deformed && self.vertex_stamp[v] != self.epoch {
             self.vertex_stamp[v] = self.epoch;
             self.vertices[v] = deform_vertex(&tree.rest, &tree.weights, governors, v);
             self.stats.vertices_deformed += 1;
