@@ -136,7 +136,11 @@ impl SelfCollisionQuery {
                 self.descended[a as usize] = self.epoch;
                 self.stack.push(Task::SelfOne(l));
                 self.stack.push(Task::SelfOne(r));
-                self.push_pair(tree, l, r);
+                self.stack.push(if tree.nodes_share_edge(l as usize, r as usize) {
+                    Task::SelfPair(l, r)
+                } else {
+                    Task::Collide(l, r)
+                });
             }
         }
     }
@@ -167,7 +171,7 @@ impl SelfCollisionQuery {
         }
         // Adjacent patches can still be far apart except at the shared vertices: the box test
         // prunes nothing there, so go straight to the split.
-        self.split_pair(tree, governors, a, b, out);
+        self.split_pair(tree, governors, a, b, true, out);
     }
 
     fn collide(
@@ -186,16 +190,18 @@ impl SelfCollisionQuery {
             self.stats.pruned_by_boxes += 1;
             return;
         }
-        self.split_pair(tree, governors, a, b, out);
+        self.split_pair(tree, governors, a, b, false, out);
     }
 
     /// Descends the larger of two patches (or tests triangles when both are leaves).
+    /// `share_edge` says whether `a` and `b` share an edge: if not, no child pair does either.
     fn split_pair(
         &mut self,
         tree: &BnTree,
         governors: &[Affine],
         a: u32,
         b: u32,
+        share_edge: bool,
         out: &mut Vec<[u32; 2]>,
     ) {
         let (na, nb) = (tree.nodes[a as usize], tree.nodes[b as usize]);
@@ -216,17 +222,21 @@ impl SelfCollisionQuery {
         };
         self.descended[split as usize] = self.epoch;
         if let Some([l, r]) = tree.nodes[split as usize].children {
-            self.push_pair(tree, l, keep);
-            self.push_pair(tree, r, keep);
-        }
-    }
-
-    #[inline]
-    fn push_pair(&mut self, tree: &BnTree, a: u32, b: u32) {
-        if tree.nodes_share_edge(a as usize, b as usize) {
-            self.stack.push(Task::SelfPair(a, b));
-        } else {
-            self.stack.push(Task::Collide(a, b));
+            let (left_shares, right_shares) = if !share_edge {
+                (false, false)
+            } else if tree.nodes_share_edge(l as usize, keep as usize) {
+                (true, tree.nodes_share_edge(r as usize, keep as usize))
+            } else {
+                // The shared edge lies on one of the two halves.
+                (false, true)
+            };
+            for (child, shares) in [(l, left_shares), (r, right_shares)] {
+                self.stack.push(if shares {
+                    Task::SelfPair(child, keep)
+                } else {
+                    Task::Collide(child, keep)
+                });
+            }
         }
     }
 
