@@ -176,6 +176,7 @@ impl SelfCollisionQuery {
             let node = tree.nodes[i];
             let (aabb, cone) = match node.children {
                 None if self.all_vertices_deformed => {
+                    self.stats.triangles_refit += u64::from(node.count);
                     let mut lo = Vec3::splat(f32::MAX);
                     let mut hi = Vec3::splat(f32::MIN);
                     let mut cone = NormalCone::ALL;
@@ -189,6 +190,7 @@ impl SelfCollisionQuery {
                     (Aabb::new(lo, hi), cone)
                 }
                 None => {
+                    self.stats.triangles_refit += u64::from(node.count);
                     let mut lo = Vec3::splat(f32::MAX);
                     let mut hi = Vec3::splat(f32::MIN);
                     let mut cone = NormalCone::ALL;

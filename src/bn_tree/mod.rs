@@ -70,6 +70,9 @@ pub struct SelfCollisionStats {
     pub governor_aabbs: u64,
     /// Vertices deformed.
     pub vertices_deformed: u64,
+    /// Triangles whose bounds were refit bottom-up (leaves of lazily refit subtrees, or every
+    /// triangle when all bounds are refit first).
+    pub triangles_refit: u64,
     /// Contour tests run.
     pub contour_tests: u64,
     /// Contour tests failed because a boundary vertex has several boundary edges (a pinch) or
@@ -119,10 +122,10 @@ pub struct SelfCollisionQuery {
     stack: Vec<Task>,
     contour: ContourScratch,
     stats: SelfCollisionStats,
-    /// Vertices the last lazily run BN-Tree query deformed (what the traversal needed).
-    last_vertices_deformed: u64,
-    /// Consecutive queries that deformed every vertex up front; every few, one runs lazily to
-    /// measure again what the traversal needs.
+    /// Fraction of the mesh the last measuring BN-Tree query needed: vertices deformed by a
+    /// lazy query, or triangles refit by a measuring eager one.
+    reached_fraction: f64,
+    /// Eager queries since the last measuring one.
     eager_streak: u32,
     /// Every vertex was deformed this frame (eager or HSC): refits read them without stamps.
     all_vertices_deformed: bool,
@@ -152,7 +155,7 @@ impl SelfCollisionQuery {
             stack: Vec::new(),
             contour: ContourScratch::default(),
             stats: SelfCollisionStats::default(),
-            last_vertices_deformed: 0,
+            reached_fraction: 0.0,
             eager_streak: 0,
             all_vertices_deformed: false,
         }
