@@ -3,7 +3,6 @@
 use super::SelfCollisionQuery;
 use super::bn_tree_build::BnTree;
 use crate::bounds::NormalCone;
-use crate::deformation::Affine;
 use std::time::Instant;
 
 /// One projected boundary segment.
@@ -198,14 +197,13 @@ impl SelfCollisionQuery {
     pub(crate) fn contour_is_simple(
         &mut self,
         tree: &BnTree,
-        governors: &[Affine],
         a: u32,
         b: Option<u32>,
         dir: usize,
     ) -> bool {
         let start = Instant::now();
         self.stats.contour_tests += 1;
-        let result = self.contour_is_simple_inner(tree, governors, a, b, dir);
+        let result = self.contour_is_simple_inner(tree, a, b, dir);
         self.stats.contour_nanos += start.elapsed().as_nanos() as u64;
         if !result {
             self.stats.contour_failures += 1;
@@ -216,7 +214,6 @@ impl SelfCollisionQuery {
     fn contour_is_simple_inner(
         &mut self,
         tree: &BnTree,
-        governors: &[Affine],
         a: u32,
         b: Option<u32>,
         dir: usize,
@@ -257,7 +254,7 @@ impl SelfCollisionQuery {
             self.stats.contour_pinched += 1;
         }
         let simple = loops_ok && {
-            self.project_segments(tree, governors, &mut scratch, dir);
+            self.project_segments(tree, &mut scratch, dir);
             projected_segments_are_disjoint(
                 &scratch.segments,
                 &mut scratch.keys,
@@ -269,13 +266,7 @@ impl SelfCollisionQuery {
         simple
     }
 
-    fn project_segments(
-        &mut self,
-        tree: &BnTree,
-        governors: &[Affine],
-        scratch: &mut ContourScratch,
-        dir: usize,
-    ) {
+    fn project_segments(&mut self, tree: &BnTree, scratch: &mut ContourScratch, dir: usize) {
         let (u, w) = plane_basis(dir);
         scratch.segments.clear();
         for i in 0..scratch.edges.len() {
@@ -287,8 +278,8 @@ impl SelfCollisionQuery {
                     w[0] * p[0] + w[1] * p[1] + w[2] * p[2],
                 ]
             };
-            let p = proj(self.vertex(tree, governors, from));
-            let q = proj(self.vertex(tree, governors, to));
+            let p = proj(self.vertex(tree, from));
+            let q = proj(self.vertex(tree, to));
             scratch.segments.push(Segment { from, to, p, q });
         }
     }

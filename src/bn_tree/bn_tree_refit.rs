@@ -3,18 +3,20 @@
 use super::SelfCollisionQuery;
 use super::bn_tree_build::{BnTree, NONE};
 use crate::bounds::NormalCone;
-use crate::deformation::{Affine, deform_vertex};
+use crate::deformation::Affine;
+use crate::deformation::governed::deform_vertex_wide;
 use crate::math::{Aabb, Vec3};
 use rapier3d::parry::glamx::DVec3;
 
 impl SelfCollisionQuery {
     /// The deformed position of vertex `v`, evaluated once per frame.
     #[inline]
-    pub(crate) fn vertex(&mut self, tree: &BnTree, governors: &[Affine], v: u32) -> Vec3 {
+    pub(crate) fn vertex(&mut self, tree: &BnTree, v: u32) -> Vec3 {
         let v = v as usize;
         if !self.all_vertices_deformed && self.vertex_stamp[v] != self.epoch {
             self.vertex_stamp[v] = self.epoch;
-            self.vertices[v] = deform_vertex(&tree.rest, &tree.weights, governors, v);
+            self.vertices[v] =
+                deform_vertex_wide(&tree.rest, &tree.weights, &self.wide_governors, v);
             self.stats.vertices_deformed += 1;
         }
         self.vertices[v]
@@ -22,14 +24,14 @@ impl SelfCollisionQuery {
 
     /// The three deformed corners of triangle `t`.
     #[inline]
-    pub(crate) fn corners(&mut self, tree: &BnTree, governors: &[Affine], t: u32) -> [Vec3; 3] {
-        tree.mesh.triangles()[t as usize].map(|v| self.vertex(tree, governors, v))
+    pub(crate) fn corners(&mut self, tree: &BnTree, t: u32) -> [Vec3; 3] {
+        tree.mesh.triangles()[t as usize].map(|v| self.vertex(tree, v))
     }
 
     /// The AABB of deformed triangle `t`.
     #[inline]
-    pub(crate) fn triangle_aabb(&mut self, tree: &BnTree, governors: &[Affine], t: u32) -> Aabb {
-        let [a, b, c] = self.corners(tree, governors, t);
+    pub(crate) fn triangle_aabb(&mut self, tree: &BnTree, t: u32) -> Aabb {
+        let [a, b, c] = self.corners(tree, t);
         Aabb::new(a.min(b).min(c), a.max(b).max(c))
     }
 
@@ -43,7 +45,7 @@ impl SelfCollisionQuery {
         }
         let node = tree.nodes[iu];
         if node.patch == NONE {
-            self.refit_subtree_bottom_up(tree, governors, i);
+            self.refit_subtree_bottom_up(tree, i);
             return self.aabbs[iu];
         }
         let aabb = match node.children {
@@ -75,7 +77,7 @@ impl SelfCollisionQuery {
         }
         let node = tree.nodes[iu];
         if node.patch == NONE {
-            self.refit_subtree_bottom_up(tree, governors, i);
+            self.refit_subtree_bottom_up(tree, i);
             return self.cones[iu];
         }
         let cone = match node.children {
@@ -122,9 +124,9 @@ impl SelfCollisionQuery {
 
     /// HSC (Volino & Magnenat-Thalmann 1994): deform every vertex and refit every node's AABB
     /// and cone bottom-up from the leaves, O(n), before the traversal.
-    pub(crate) fn refit_all_bottom_up(&mut self, tree: &BnTree, governors: &[Affine]) {
-        self.deform_all_vertices(tree, governors);
-        self.refit_range_bottom_up(tree, governors, 0, tree.nodes.len());
+    pub(crate) fn refit_all_bottom_up(&mut self, tree: &BnTree) {
+        self.deform_all_vertices(tree);
+        self.refit_range_bottom_up(tree, 0, tree.nodes.len());
     }
 
     /// Deforms every vertex in index order (bit-identical to [`Self::vertex`]), so later refits
@@ -132,7 +134,7 @@ impl SelfCollisionQuery {
     ///
     /// # Performance
     /// O(total influences); the frame's first call only (later calls return at once).
-    pub(crate) fn deform_all_vertices(&mut self, tree: &BnTree, governors: &[Affine]) {
+    pub(crate) fn deform_all_vertices(&mut self, tree: &BnTree) {
         if self.all_vertices_deformed {
             return;
         }
@@ -145,7 +147,7 @@ impl SelfCollisionQuery {
         {
             if *stamp != epoch {
                 *stamp = epoch;
-                *position = deform_vertex(&tree.rest, &tree.weights, governors, v);
+                *position = deform_vertex_wide(&tree.rest, &tree.weights, &self.wide_governors, v);
                 self.stats.vertices_deformed += 1;
             }
         }
@@ -159,19 +161,13 @@ impl SelfCollisionQuery {
     ///
     /// # Performance
     /// O(subtree triangles); vertices deformed at most once per frame.
-    pub(crate) fn refit_subtree_bottom_up(&mut self, tree: &BnTree, governors: &[Affine], i: u32) {
-        self.refit_range_bottom_up(tree, governors, i as usize, tree.subtree_end(i as usize));
+    pub(crate) fn refit_subtree_bottom_up(&mut self, tree: &BnTree, i: u32) {
+        self.refit_range_bottom_up(tree, i as usize, tree.subtree_end(i as usize));
     }
 
     /// Bottom-up refit of the contiguous depth-first node range `start..end` (a subtree or the
     /// whole tree): children come after their parent, so a backward walk sees children first.
-    fn refit_range_bottom_up(
-        &mut self,
-        tree: &BnTree,
-        governors: &[Affine],
-        start: usize,
-        end: usize,
-    ) {
+    fn refit_range_bottom_up(&mut self, tree: &BnTree, start: usize, end: usize) {
         for i in (start..end).rev() {
             let node = tree.nodes[i];
             let (aabb, cone) = match node.children {
@@ -196,7 +192,7 @@ impl SelfCollisionQuery {
                     let mut cone = NormalCone::ALL;
                     for pos in node.first..node.first + node.count {
                         let t = tree.order[pos as usize];
-                        let [a, b, c] = self.corners(tree, governors, t);
+                        let [a, b, c] = self.corners(tree, t);
                         lo = lo.min(a.min(b).min(c));
                         hi = hi.max(a.max(b).max(c));
                         cone = cone.intersection(cone_of_corners([a, b, c]));

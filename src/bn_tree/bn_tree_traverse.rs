@@ -3,6 +3,7 @@
 use super::bn_tree_build::BnTree;
 use super::{CullingMode, RefitPolicy, SelfCollisionQuery, SelfCollisionStats};
 use crate::deformation::Affine;
+use crate::deformation::governed::widen_governors;
 use crate::self_collision::mesh_triangles_collide;
 use std::time::Instant;
 
@@ -57,24 +58,25 @@ impl SelfCollisionQuery {
     ) -> SelfCollisionStats {
         let start = Instant::now();
         self.begin_frame(tree);
+        widen_governors(governors, &mut self.wide_governors);
         let eager =
             policy == RefitPolicy::OnDemand && self.reached_fraction > EAGER_DEFORM_FRACTION;
         let measuring = eager && self.eager_streak + 1 >= EAGER_REMEASURE_FRAMES;
         if measuring {
-            self.deform_all_vertices(tree, governors);
+            self.deform_all_vertices(tree);
             self.eager_streak = 0;
         } else if eager {
             // The last measure reached nearly all the mesh: deform every vertex in one pass in
             // index order and refit every bound bottom-up (what HSC does), cheaper than one at a
             // time in traversal order.
-            self.refit_all_bottom_up(tree, governors);
+            self.refit_all_bottom_up(tree);
             self.eager_streak += 1;
         } else {
             self.eager_streak = 0;
         }
         if policy == RefitPolicy::BottomUpEveryFrame {
             let refit_start = Instant::now();
-            self.refit_all_bottom_up(tree, governors);
+            self.refit_all_bottom_up(tree);
             self.stats.refit_nanos = refit_start.elapsed().as_nanos() as u64;
         }
         out.clear();
@@ -130,7 +132,7 @@ impl SelfCollisionQuery {
         self.visited[a as usize] = self.epoch;
         let cone = self.node_cone(tree, governors, a);
         if let Some(dir) = (0..14).find(|&d| cone.contains_direction(d))
-            && (mode == CullingMode::Fast || self.contour_is_simple(tree, governors, a, None, dir))
+            && (mode == CullingMode::Fast || self.contour_is_simple(tree, a, None, dir))
         {
             self.stats.pruned_by_normals += 1;
             return;
@@ -140,7 +142,7 @@ impl SelfCollisionQuery {
                 for i in node.first..node.first + node.count {
                     for j in i + 1..node.first + node.count {
                         let (t1, t2) = (tree.order[i as usize], tree.order[j as usize]);
-                        self.exact_test(tree, governors, t1, t2, out);
+                        self.exact_test(tree, t1, t2, out);
                     }
                 }
             }
@@ -176,15 +178,14 @@ impl SelfCollisionQuery {
             ca.intersection(self.node_cone(tree, governors, b))
         };
         if let Some(dir) = (0..14).find(|&d| cone.contains_direction(d))
-            && (mode == CullingMode::Fast
-                || self.contour_is_simple(tree, governors, a, Some(b), dir))
+            && (mode == CullingMode::Fast || self.contour_is_simple(tree, a, Some(b), dir))
         {
             self.stats.pruned_by_normals += 1;
             return;
         }
         // Adjacent patches can still be far apart except at the shared vertices: the box test
         // prunes nothing there, so go straight to the split.
-        self.split_pair(tree, governors, a, b, true, out);
+        self.split_pair(tree, a, b, true, out);
     }
 
     fn collide(
@@ -203,7 +204,7 @@ impl SelfCollisionQuery {
             self.stats.pruned_by_boxes += 1;
             return;
         }
-        self.split_pair(tree, governors, a, b, false, out);
+        self.split_pair(tree, a, b, false, out);
     }
 
     /// Descends the larger of two patches (or tests triangles when both are leaves).
@@ -211,7 +212,6 @@ impl SelfCollisionQuery {
     fn split_pair(
         &mut self,
         tree: &BnTree,
-        governors: &[Affine],
         a: u32,
         b: u32,
         share_edge: bool,
@@ -220,7 +220,7 @@ impl SelfCollisionQuery {
         let (na, nb) = (tree.nodes[a as usize], tree.nodes[b as usize]);
         let (split, keep) = match (na.children, nb.children) {
             (None, None) => {
-                self.leaf_pair(tree, governors, a, b, out);
+                self.leaf_pair(tree, a, b, out);
                 return;
             }
             (Some(_), None) => (a, b),
@@ -253,41 +253,27 @@ impl SelfCollisionQuery {
         }
     }
 
-    fn leaf_pair(
-        &mut self,
-        tree: &BnTree,
-        governors: &[Affine],
-        a: u32,
-        b: u32,
-        out: &mut Vec<[u32; 2]>,
-    ) {
+    fn leaf_pair(&mut self, tree: &BnTree, a: u32, b: u32, out: &mut Vec<[u32; 2]>) {
         let (na, nb) = (tree.nodes[a as usize], tree.nodes[b as usize]);
         for i in na.first..na.first + na.count {
             let t1 = tree.order[i as usize];
-            let box1 = self.triangle_aabb(tree, governors, t1);
+            let box1 = self.triangle_aabb(tree, t1);
             for j in nb.first..nb.first + nb.count {
                 let t2 = tree.order[j as usize];
-                let box2 = self.triangle_aabb(tree, governors, t2);
+                let box2 = self.triangle_aabb(tree, t2);
                 if aabbs_overlap(&box1, &box2) {
-                    self.exact_test(tree, governors, t1, t2, out);
+                    self.exact_test(tree, t1, t2, out);
                 }
             }
         }
     }
 
     #[inline]
-    fn exact_test(
-        &mut self,
-        tree: &BnTree,
-        governors: &[Affine],
-        t1: u32,
-        t2: u32,
-        out: &mut Vec<[u32; 2]>,
-    ) {
+    fn exact_test(&mut self, tree: &BnTree, t1: u32, t2: u32, out: &mut Vec<[u32; 2]>) {
         // Make sure both triangles' vertices are deformed this frame before the exact test
         // reads them from the cache.
-        let _ = self.corners(tree, governors, t1);
-        let _ = self.corners(tree, governors, t2);
+        let _ = self.corners(tree, t1);
+        let _ = self.corners(tree, t2);
         self.stats.triangle_tests += 1;
         if mesh_triangles_collide(&tree.mesh, &self.vertices, t1, t2) {
             out.push([t1, t2]);

@@ -25,6 +25,7 @@ pub use bn_tree_build::{BnNode, BnTree, BnTreeOptions};
 pub use bn_tree_weights::VertexLeaves;
 
 use crate::bounds::{BoundsWorkspace, NormalCone};
+use crate::deformation::governed::WideAffine;
 use crate::math::{Aabb, Vec3};
 use bn_tree_contour::ContourScratch;
 use bn_tree_traverse::Task;
@@ -129,6 +130,8 @@ pub struct SelfCollisionQuery {
     eager_streak: u32,
     /// Every vertex was deformed this frame (eager or HSC): refits read them without stamps.
     all_vertices_deformed: bool,
+    /// This frame's governors laid out for 4-lane deformation.
+    wide_governors: Vec<WideAffine>,
 }
 
 impl SelfCollisionQuery {
@@ -158,6 +161,7 @@ impl SelfCollisionQuery {
             reached_fraction: 0.0,
             eager_streak: 0,
             all_vertices_deformed: false,
+            wide_governors: Vec::new(),
         }
     }
 

@@ -3,6 +3,7 @@
 use super::{Affine, ConvexWeights};
 use crate::error::{DeformError, Result};
 use crate::math::Vec3;
+use rapier3d::parry::glamx::Vec3A;
 
 /// A reduced deformation in the form of BN-Tree eq. (4):
 /// `p = Σ_k w_k (A_k p0 + t_k)`, `w_k ≥ 0`, `Σ w_k = 1`.
@@ -69,6 +70,44 @@ pub fn deform_vertex(
     p
 }
 
+/// A governor laid out for SSE: the columns of `A` and `t` as 4-lane vectors.
+pub(crate) type WideAffine = [Vec3A; 4];
+
+/// `governors` converted to [`WideAffine`] (O(m), once per frame by bulk deformers).
+pub(crate) fn widen_governors(governors: &[Affine], out: &mut Vec<WideAffine>) {
+    out.clear();
+    out.extend(governors.iter().map(|g| {
+        [
+            Vec3A::from(g.linear.x_axis),
+            Vec3A::from(g.linear.y_axis),
+            Vec3A::from(g.linear.z_axis),
+            Vec3A::from(g.translation),
+        ]
+    }));
+}
+
+/// [`deform_vertex`] with 4-lane vectors: the same operations in the same order per component
+/// (`A p = a_x p_x + a_y p_y + a_z p_z`, then `+ t`, `· w`, accumulated), so bit-identical.
+///
+/// # Performance
+/// O(influences of `v`), about a third of the scalar instructions.
+#[inline]
+pub(crate) fn deform_vertex_wide(
+    rest: &[Vec3],
+    weights: &ConvexWeights,
+    governors: &[WideAffine],
+    v: usize,
+) -> Vec3 {
+    let p0 = rest[v];
+    let (x, y, z) = (Vec3A::splat(p0.x), Vec3A::splat(p0.y), Vec3A::splat(p0.z));
+    let mut p = Vec3A::ZERO;
+    for (g, w) in weights.iter_row(v) {
+        let [ax, ay, az, t] = governors[g as usize];
+        p += w * (ax * x + ay * y + az * z + t);
+    }
+    p.into()
+}
+
 /// Rejects governor arrays of the wrong length or with non-finite entries.
 ///
 /// # Errors
@@ -95,5 +134,59 @@ pub fn validate_positions(what: &'static str, positions: &[Vec3]) -> Result<()> 
     match positions.iter().position(|p| !p.is_finite()) {
         Some(index) => Err(DeformError::NonFinitePosition { what, index }),
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::Mat3;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// The 4-lane deformation gives the very bits of the scalar one (lazy and bulk deformers
+    /// mix them), on random weights, transforms and positions of mixed magnitudes.
+    #[test]
+    fn wide_deformation_is_bit_identical() {
+        let mut rng = ChaCha8Rng::seed_from_u64(21);
+        let mut value = |rng: &mut ChaCha8Rng| {
+            let scale = [1e-3f32, 1.0, 37.0, 1e4][rng.random_range(0..4)];
+            (rng.random::<f32>() * 2.0 - 1.0) * scale
+        };
+        let governors: Vec<Affine> = (0..12)
+            .map(|_| Affine {
+                linear: Mat3::from_cols_array(&core::array::from_fn(|_| value(&mut rng))),
+                translation: Vec3::new(value(&mut rng), value(&mut rng), value(&mut rng)),
+            })
+            .collect();
+        let rest: Vec<Vec3> = (0..2000)
+            .map(|_| Vec3::new(value(&mut rng), value(&mut rng), value(&mut rng)))
+            .collect();
+        let rows: Vec<Vec<(u32, f32)>> = (0..rest.len())
+            .map(|_| {
+                let k = rng.random_range(1..10);
+                let mut governors: Vec<u32> = (0..12).collect();
+                governors.sort_by_key(|_| rng.random::<u32>());
+                let raw: Vec<f32> = (0..k).map(|_| rng.random::<f32>() + 0.01).collect();
+                let sum: f32 = raw.iter().sum();
+                governors[..k]
+                    .iter()
+                    .zip(&raw)
+                    .map(|(&g, &w)| (g, w / sum))
+                    .collect()
+            })
+            .collect();
+        let weights = ConvexWeights::from_rows(rows, 12).unwrap();
+        let mut wide = Vec::new();
+        widen_governors(&governors, &mut wide);
+        for v in 0..rest.len() {
+            let scalar = deform_vertex(&rest, &weights, &governors, v);
+            let lanes = deform_vertex_wide(&rest, &weights, &wide, v);
+            assert_eq!(
+                scalar.to_array().map(f32::to_bits),
+                lanes.to_array().map(f32::to_bits),
+                "vertex {v}"
+            );
+        }
     }
 }

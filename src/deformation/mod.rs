@@ -6,7 +6,7 @@
 
 mod affine;
 mod example_blend;
-mod governed;
+pub(crate) mod governed;
 mod loop_subdivision;
 mod morph_targets;
 mod point_based;
