@@ -149,7 +149,7 @@ mod tests {
     #[test]
     fn wide_deformation_is_bit_identical() {
         let mut rng = ChaCha8Rng::seed_from_u64(21);
-        let mut value = |rng: &mut ChaCha8Rng| {
+        let value = |rng: &mut ChaCha8Rng| {
             let scale = [1e-3f32, 1.0, 37.0, 1e4][rng.random_range(0..4)];
             (rng.random::<f32>() * 2.0 - 1.0) * scale
         };
