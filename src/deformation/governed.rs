@@ -36,10 +36,11 @@ pub trait GovernedDeformation {
     }
 }
 
-/// `out[v] = Σ_k w_vk (A_k rest[v] + t_k)` for every vertex.
+/// `out[v] = Σ_k w_vk (A_k rest[v] + t_k)` for every vertex, bit-identical to
+/// [`deform_vertex`] (evaluated with 4-lane vectors: the same operations in the same order).
 ///
 /// # Performance
-/// O(total influences).
+/// O(total influences), no allocation beyond `out`'s growth.
 pub fn deform_vertices(
     rest: &[Vec3],
     weights: &ConvexWeights,
@@ -47,7 +48,18 @@ pub fn deform_vertices(
     out: &mut Vec<Vec3>,
 ) {
     out.clear();
-    out.extend((0..rest.len()).map(|v| deform_vertex(rest, weights, governors, v)));
+    // Up to 64 governors (4 KiB) on the stack; more (rare) take the scalar path.
+    const STACK_GOVERNORS: usize = 64;
+    if governors.len() <= STACK_GOVERNORS {
+        let mut wide = [[Vec3A::ZERO; 4]; STACK_GOVERNORS];
+        for (w, g) in wide.iter_mut().zip(governors) {
+            *w = widen(g);
+        }
+        let wide = &wide[..governors.len()];
+        out.extend((0..rest.len()).map(|v| deform_vertex_wide(rest, weights, wide, v)));
+    } else {
+        out.extend((0..rest.len()).map(|v| deform_vertex(rest, weights, governors, v)));
+    }
 }
 
 /// One deformed vertex, `Σ_k w_vk (A_k rest[v] + t_k)`, bit-identical to the entry that
@@ -76,14 +88,18 @@ pub(crate) type WideAffine = [Vec3A; 4];
 /// `governors` converted to [`WideAffine`] (O(m), once per frame by bulk deformers).
 pub(crate) fn widen_governors(governors: &[Affine], out: &mut Vec<WideAffine>) {
     out.clear();
-    out.extend(governors.iter().map(|g| {
-        [
-            Vec3A::from(g.linear.x_axis),
-            Vec3A::from(g.linear.y_axis),
-            Vec3A::from(g.linear.z_axis),
-            Vec3A::from(g.translation),
-        ]
-    }));
+    out.extend(governors.iter().map(widen));
+}
+
+/// One governor as [`WideAffine`].
+#[inline]
+fn widen(g: &Affine) -> WideAffine {
+    [
+        Vec3A::from(g.linear.x_axis),
+        Vec3A::from(g.linear.y_axis),
+        Vec3A::from(g.linear.z_axis),
+        Vec3A::from(g.translation),
+    ]
 }
 
 /// [`deform_vertex`] with 4-lane vectors: the same operations in the same order per component
@@ -144,8 +160,9 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
-    /// The 4-lane deformation gives the very bits of the scalar one (lazy and bulk deformers
-    /// mix them), on random weights, transforms and positions of mixed magnitudes.
+    /// The 4-lane deformation (and `deform_vertices`, which uses it) gives the very bits of the
+    /// scalar one (lazy and bulk deformers mix them), on random weights, transforms and
+    /// positions of mixed magnitudes.
     #[test]
     fn wide_deformation_is_bit_identical() {
         let mut rng = ChaCha8Rng::seed_from_u64(21);
@@ -177,6 +194,8 @@ mod tests {
             })
             .collect();
         let weights = ConvexWeights::from_rows(rows, 12).unwrap();
+        let mut bulk = Vec::new();
+        deform_vertices(&rest, &weights, &governors, &mut bulk);
         let mut wide = Vec::new();
         widen_governors(&governors, &mut wide);
         for v in 0..rest.len() {
@@ -186,6 +205,11 @@ mod tests {
                 scalar.to_array().map(f32::to_bits),
                 lanes.to_array().map(f32::to_bits),
                 "vertex {v}"
+            );
+            assert_eq!(
+                scalar.to_array().map(f32::to_bits),
+                bulk[v].to_array().map(f32::to_bits),
+                "deform_vertices, vertex {v}"
             );
         }
     }
