@@ -106,7 +106,11 @@ impl SelfCollisionQuery {
         }
         out.sort_unstable();
         if policy == RefitPolicy::OnDemand {
-            self.update_front(tree, governors);
+            if !eager || measuring {
+                // Frames that refit everything bottom-up do not read the front; it is kept
+                // up to date by the frames that do (lazy and measuring ones).
+                self.update_front(tree, governors);
+            }
             if !eager {
                 self.reached_fraction =
                     self.stats.vertices_deformed as f64 / tree.rest.len().max(1) as f64;
