@@ -198,7 +198,8 @@ mod tests {
         deform_vertices(&rest, &weights, &governors, &mut bulk);
         let mut wide = Vec::new();
         widen_governors(&governors, &mut wide);
-        for v in 0..rest.len() {
+        assert_eq!(bulk.len(), rest.len());
+        for (v, from_bulk) in bulk.iter().enumerate() {
             let scalar = deform_vertex(&rest, &weights, &governors, v);
             let lanes = deform_vertex_wide(&rest, &weights, &wide, v);
             assert_eq!(
@@ -208,7 +209,7 @@ mod tests {
             );
             assert_eq!(
                 scalar.to_array().map(f32::to_bits),
-                bulk[v].to_array().map(f32::to_bits),
+                from_bulk.to_array().map(f32::to_bits),
                 "deform_vertices, vertex {v}"
             );
         }
