@@ -13,6 +13,9 @@
 //!
 //! [`RefitPolicy::BottomUpEveryFrame`] turns the same traversal into the HSC baseline of Volino &
 //! Magnenat-Thalmann 1994 (every cone and box refit bottom-up from the deformed vertices first).
+//! With [`RefitPolicy::OnDemand`], once a query needed more than 80 % of the mesh the next ones
+//! refit everything bottom-up first too (the seed's §6, "transition to bottom-up"), and every
+//! 8th of them measures the need again, so a mesh that calms down returns to lazy queries.
 
 mod bn_tree_build;
 mod bn_tree_contour;
