@@ -24,7 +24,7 @@ pub(crate) struct ContourScratch {
     /// Serial of the current test (stamps equal to it are this test's).
     serial: u32,
     segments: Vec<Segment>,
-    /// Sweep order: each segment's smallest sweep coordinate quantised to 16 bits (a monotone
+    /// Sweep order: each segment's smallest sweep coordinate quantised to 8 or 16 bits (a monotone
     /// map, [`SweepQuantizer`]) in the high half, the segment index in the low half.
     keys: Vec<u64>,
     /// Second buffer of the radix sort of `keys`.
@@ -58,7 +58,7 @@ impl ContourScratch {
     }
 }
 
-/// A monotone (non-decreasing) map of sweep coordinates to 16-bit keys over `[lo, hi]` (below:
+/// A monotone (non-decreasing) map of sweep coordinates to 8- or 16-bit keys over `[lo, hi]` (below:
 /// 0, above: larger keys): `key(a) > key(b)` implies `a > b` (subtraction, multiplication by
 /// a positive constant and the saturating cast are each monotone under IEEE rounding), so
 /// stopping the sweep at the first key above `key(s_max)` never skips a segment starting at or
@@ -70,10 +70,11 @@ struct SweepQuantizer {
 }
 
 impl SweepQuantizer {
-    fn new(lo: f64, hi: f64) -> Self {
+    /// Keys `0..=max_key` over `[lo, hi]`.
+    fn new(lo: f64, hi: f64, max_key: u32) -> Self {
         let range = hi - lo;
         let scale = if range > 0.0 {
-            f64::from(u16::MAX) / range
+            f64::from(max_key) / range
         } else {
             0.0
         };
@@ -87,12 +88,13 @@ impl SweepQuantizer {
     }
 }
 
-/// Sorts `items` by bits 32..48 (a 16-bit key) with two stable counting passes of 8 bits.
+/// Sorts `items` by their high half, a key of `8 * passes` bits, with stable counting passes
+/// of 8 bits.
 ///
 /// # Performance
 /// O(n + 256) per pass, no allocation once `spare` has grown.
-fn radix_sort_by_key16(items: &mut Vec<u64>, spare: &mut Vec<u64>) {
-    for shift in [32u32, 40] {
+fn radix_sort_by_key(items: &mut Vec<u64>, spare: &mut Vec<u64>, passes: u32) {
+    for shift in (0..passes).map(|pass| 32 + 8 * pass) {
         let mut offsets = [0u32; 256];
         for &item in items.iter() {
             offsets[((item >> shift) & 0xff) as usize] += 1;
@@ -248,8 +250,9 @@ impl SelfCollisionQuery {
                 }
             }
         }
-        let loops_ok =
-            !scratch.edges.is_empty() && edges_form_simple_loops(&mut scratch, tree.rest.len());
+        // A single node's loops were checked at build time (`loops`, tested above).
+        let loops_ok = !scratch.edges.is_empty()
+            && (nb.is_none() || edges_form_simple_loops(&mut scratch, tree.rest.len()));
         if !loops_ok {
             self.stats.contour_pinched += 1;
         }
@@ -354,7 +357,10 @@ fn projected_segments_are_disjoint(
     } else {
         (1, 0)
     };
-    let quantizer = SweepQuantizer::new(lo[x], hi[x]);
+    // 8-bit keys (one counting pass) for the usual contours of a few hundred segments: their
+    // 256 buckets are about as fine as the segments, so ties add few candidates.
+    let passes = if segments.len() <= 512 { 1 } else { 2 };
+    let quantizer = SweepQuantizer::new(lo[x], hi[x], (1 << (8 * passes)) - 1);
     keys.clear();
     keys.extend(
         segments
@@ -362,7 +368,7 @@ fn projected_segments_are_disjoint(
             .enumerate()
             .map(|(i, s)| (u64::from(quantizer.key(s.p[x].min(s.q[x]))) << 32) | i as u64),
     );
-    radix_sort_by_key16(keys, spare);
+    radix_sort_by_key(keys, spare, passes);
     sweep.clear();
     sweep.extend(keys.iter().map(|&key| {
         let i = (key & 0xffff_ffff) as u32;
@@ -446,7 +452,7 @@ mod tests {
         let (mut keys, mut spare, mut sweep) = (Vec::new(), Vec::new(), Vec::new());
         let mut answers = [0usize; 2];
         for case in 0..6000 {
-            let n = rng.random_range(3..300);
+            let n = rng.random_range(3..700);
             let jitter: f64 = rng.random_range(0.0..1.5);
             let grid = case % 3 == 0;
             let points: Vec<[f64; 2]> = (0..n)
@@ -534,7 +540,7 @@ mod tests {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
         for (lo, hi) in [(-3.0, 7.5), (1e-9, 1e-9 + 1e-12), (2.0, 2.0), (-1e6, 1e6)] {
-            let q = SweepQuantizer::new(lo, hi);
+            let q = SweepQuantizer::new(lo, hi, u16::MAX.into());
             let mut xs: Vec<f64> = (0..2000).map(|_| rng.random_range(lo..=hi)).collect();
             xs.extend([lo, hi, lo - 1.0, hi + 1.0]);
             xs.sort_by(f64::total_cmp);
@@ -548,7 +554,16 @@ mod tests {
                 .enumerate()
                 .map(|(i, &x)| u64::from(q.key(x).min(u16::MAX.into())) << 32 | i as u64)
                 .collect();
-            radix_sort_by_key16(&mut items, &mut Vec::new());
+            radix_sort_by_key(&mut items, &mut Vec::new(), 2);
+            assert!(items.windows(2).all(|w| w[0] >> 32 <= w[1] >> 32));
+            let q8 = SweepQuantizer::new(lo, hi, u8::MAX.into());
+            let mut items: Vec<u64> = xs
+                .iter()
+                .rev()
+                .enumerate()
+                .map(|(i, &x)| u64::from(q8.key(x).min(u8::MAX.into())) << 32 | i as u64)
+                .collect();
+            radix_sort_by_key(&mut items, &mut Vec::new(), 1);
             assert!(items.windows(2).all(|w| w[0] >> 32 <= w[1] >> 32));
         }
     }
