@@ -33,7 +33,21 @@ fn compare_frames(
     skin: &mut LinearBlendSkinning,
     poses: &[Vec<Affine>],
 ) -> (usize, usize) {
-    let tree = BnTree::build(mesh, skin.rest_positions(), skin.weights()).unwrap();
+    compare_frames_with(
+        mesh,
+        skin,
+        poses,
+        rapier3d_deform::bn_tree::BnTreeOptions::default(),
+    )
+}
+
+fn compare_frames_with(
+    mesh: &TriangleMesh,
+    skin: &mut LinearBlendSkinning,
+    poses: &[Vec<Affine>],
+    options: rapier3d_deform::bn_tree::BnTreeOptions,
+) -> (usize, usize) {
+    let tree = BnTree::build_with(mesh, skin.rest_positions(), skin.weights(), options).unwrap();
     let mut bn = SelfCollisionQuery::new(&tree);
     let mut hsc = SelfCollisionQuery::new(&tree);
     let mut fast = SelfCollisionQuery::new(&tree);
@@ -250,8 +264,16 @@ fn random_poses_match_brute_force() {
                 .collect()
         })
         .collect();
-    let (pairs, _) = compare_frames(&mesh, &mut skin, &poses);
-    assert!(pairs > 0);
+    use rapier3d_deform::bn_tree::BnTreeOptions;
+    // Every preset: the tree's shape and O(m) data change, the pairs must not.
+    for options in [
+        BnTreeOptions::default(),
+        BnTreeOptions::SELF_COLLISION,
+        BnTreeOptions::COLLIDER,
+    ] {
+        let (pairs, _) = compare_frames_with(&mesh, &mut skin, &poses, options);
+        assert!(pairs > 0);
+    }
 }
 
 /// A strip winding 1.25 turns around the z axis, nearly flat (all normals have a positive z

@@ -45,11 +45,23 @@ impl BnTreeOptions {
     /// 256 m`. With the box update front most boxes come from children, so fewer O(m) nodes
     /// cost nothing in speed (as fast or faster on every `self_*` scene) and save memory (the
     /// Fox went below the deform-all + BVH route, 124.9 vs 126.9 B/tri). The root of a large,
-    /// nearly flat patch keeps its O(m) data (the cloth's root prune). Mesh colliders keep
-    /// [`BnTreeOptions::default`]: their queries touch few nodes and want more O(m) data.
+    /// nearly flat patch keeps its O(m) data (the cloth's root prune). Mesh colliders want the
+    /// opposite, [`BnTreeOptions::COLLIDER`]: their queries touch few nodes.
     pub const SELF_COLLISION: Self = Self {
         leaf_triangles: 16,
         governor_cost: 256.0,
+    };
+
+    /// For trees behind mesh colliders ([`crate::shape::DeformableMeshShape`]): leaves of 8
+    /// triangles and O(m) data where `triangles ≥ 8 m`. A collider's queries (posing, contacts
+    /// with a few small bodies) touch few nodes, so finer leaves and more O(m) nodes refit less:
+    /// on `skinned_rain` (BENCHMARKS.md) the BN-Tree world's step went 1.48 → 1.24 ms in the
+    /// drizzle and 13.2 → 11.7 ms in the rain (nodes refit 1.8 % → 0.57 %, vertices deformed
+    /// 1.8 % → 0.5 %). The price is memory: the 244k-triangle cat's tree has twice the nodes,
+    /// 166 instead of 109 bytes per triangle.
+    pub const COLLIDER: Self = Self {
+        leaf_triangles: 8,
+        governor_cost: 8.0,
     };
 }
 
