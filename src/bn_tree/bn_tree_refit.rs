@@ -171,6 +171,8 @@ impl SelfCollisionQuery {
         for i in (start..end).rev() {
             let node = tree.nodes[i];
             let (aabb, cone) = match node.children {
+                // Every vertex deformed (HSC, eager frames): read them directly. Going through
+                // `corners` instead costs 23 % more instructions on the HSC walk (callgrind).
                 None if self.all_vertices_deformed => {
                     self.stats.triangles_refit += u64::from(node.count);
                     let mut lo = Vec3::splat(f32::MAX);

@@ -418,6 +418,11 @@ impl PatchBounds {
     /// O(m log m), see [`PatchBounds::deformation_gradient_bound`].
     pub fn normal_bound(&self, governors: &[Affine], ws: &mut BoundsWorkspace) -> IVec3 {
         let (direct, expanded) = self.normal_maps(governors, ws);
+        self.rest_normals_mapped(&direct, &expanded)
+    }
+
+    /// The box `[n0]` of rest normals through both normal maps, intersected.
+    fn rest_normals_mapped(&self, direct: &IMat3, expanded: &IMat3) -> IVec3 {
         direct.mul_vec(self.n0).intersect(expanded.mul_vec(self.n0))
     }
 
@@ -456,9 +461,7 @@ impl PatchBounds {
     /// O(m log m).
     pub fn normal_cone(&self, governors: &[Affine], ws: &mut BoundsWorkspace) -> NormalCone {
         let (direct, expanded) = self.normal_maps(governors, ws);
-        let boxed = NormalCone::from_normal_bound(
-            &direct.mul_vec(self.n0).intersect(expanded.mul_vec(self.n0)),
-        );
+        let boxed = NormalCone::from_normal_bound(&self.rest_normals_mapped(&direct, &expanded));
         let Some((cos_theta, sin_theta)) = self.rest_cone else {
             return boxed;
         };
