@@ -174,31 +174,13 @@ fn spatial_vertex_order_gives_the_same_pairs() {
 
 /// The up-front deformation of every vertex switches on while the traversal needs nearly all of
 /// them (a sheet crumpled by 10 random bones) and off again once it does not (the sheet lies flat
-/// and the root prunes): every few frames one query measures the need lazily. Results equal brute
+/// and the root prunes): every few frames one query measures the need again. Results equal brute
 /// force throughout.
 #[test]
 fn eager_deformation_follows_what_the_traversal_needs() {
     use rapier3d_deform::bn_tree::BnTreeOptions;
-    let n = 40;
-    let mut p = Vec::new();
-    for j in 0..=n {
-        for i in 0..=n {
-            p.push(Vec3::new(
-                10.0 * i as f32 / n as f32,
-                0.0,
-                4.0 * j as f32 / n as f32,
-            ));
-        }
-    }
-    let id = |i: usize, j: usize| (j * (n + 1) + i) as u32;
-    let mut t = Vec::new();
-    for j in 0..n {
-        for i in 0..n {
-            t.push([id(i, j), id(i, j + 1), id(i + 1, j)]);
-            t.push([id(i + 1, j), id(i, j + 1), id(i + 1, j + 1)]);
-        }
-    }
-    let mesh = TriangleMesh::new(p.clone(), t).unwrap();
+    let mesh = grid_mesh(40, [0.0, 0.0], [10.0, 4.0]);
+    let p = mesh.positions().to_vec();
     let weights = tube_weights(&mesh, 10, 10.0, 4);
     let options = BnTreeOptions {
         leaf_triangles: 4,

@@ -48,16 +48,15 @@ pub fn tube(length: f32, rings: usize, segments: usize) -> TriangleMesh {
     TriangleMesh::new(p, t).expect("valid tube")
 }
 
-/// A 4 × 4 grid in the xz plane centred at the origin (normals +y, `n × n` quads), skinned to
-/// two bones blended linearly along x, as a BN-Tree built with `options`.
-pub fn skinned_grid(n: usize, options: BnTreeOptions) -> Arc<BnTree> {
+/// An `n × n`-quad grid in the xz plane (normals +y) from `origin` (x, z) over `size` (x, z).
+pub fn grid_mesh(n: usize, origin: [f32; 2], size: [f32; 2]) -> TriangleMesh {
     let mut p = Vec::new();
     for j in 0..=n {
         for i in 0..=n {
             p.push(Vec3::new(
-                -2.0 + 4.0 * i as f32 / n as f32,
+                origin[0] + size[0] * i as f32 / n as f32,
                 0.0,
-                -2.0 + 4.0 * j as f32 / n as f32,
+                origin[1] + size[1] * j as f32 / n as f32,
             ));
         }
     }
@@ -70,6 +69,14 @@ pub fn skinned_grid(n: usize, options: BnTreeOptions) -> Arc<BnTree> {
             t.push([b, c, d]);
         }
     }
+    TriangleMesh::new(p, t).expect("valid grid")
+}
+
+/// A 4 × 4 grid in the xz plane centred at the origin (normals +y, `n × n` quads), skinned to
+/// two bones blended linearly along x, as a BN-Tree built with `options`.
+pub fn skinned_grid(n: usize, options: BnTreeOptions) -> Arc<BnTree> {
+    let mesh = grid_mesh(n, [-2.0, -2.0], [4.0, 4.0]);
+    let p = mesh.positions().to_vec();
     let rows: Vec<Vec<(u32, f32)>> = p
         .iter()
         .map(|q| {
@@ -81,7 +88,6 @@ pub fn skinned_grid(n: usize, options: BnTreeOptions) -> Arc<BnTree> {
         })
         .collect();
     let weights = ConvexWeights::from_rows(rows, 2).expect("valid weights");
-    let mesh = TriangleMesh::new(p.clone(), t).expect("valid grid");
     Arc::new(BnTree::build_with(&mesh, &p, &weights, options).expect("valid tree"))
 }
 
