@@ -1,0 +1,34 @@
+//! Scene content for rapier3d-deform's examples, tests and benchmarks (unpublished): procedural assets, the renderer, and the baselines the benchmarks compare against.
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`cat`], [`cloth`], [`teddy`], [`fox`] | the self-collision scenes of the BN-Tree paper (procedural cat, hanging cloth, point-based teddy) and the Khronos Fox |
+//! | [`car`], [`barrel`], [`crash`] | plastic car and barrel assets with damage examples, the crash and barrel-drop layouts |
+//! | [`sdf_mesh`] | signed distance fields from smooth unions, meshed by surface nets |
+//! | [`render`] | a z-buffered software rasterizer writing PNGs |
+//! | [`bvh_refit`] | the deform-all + BVH-refit self-collision baseline |
+//! | [`self_colliding`] | small deformed meshes that self-collide (test fixtures) |
+//! | [`asset_path`] | where the bundled assets live |
+#![warn(missing_docs)]
+
+pub mod barrel;
+pub mod bvh_refit;
+pub mod car;
+pub mod cat;
+pub mod cloth;
+pub mod crash;
+pub mod fox;
+pub mod render;
+pub mod sdf_mesh;
+pub mod self_colliding;
+pub mod teddy;
+
+pub use bvh_refit::BvhRefitSelfCollision;
+
+/// The path of a bundled asset, `relative` to the repository's `assets/` folder (for example
+/// `"skinned/Fox.glb"`), independent of the working directory.
+pub fn asset_path(relative: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets")
+        .join(relative)
+}

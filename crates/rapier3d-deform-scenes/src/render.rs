@@ -1,0 +1,1086 @@
+//! A small z-buffered software rasterizer that writes PNGs: Lambert-shaded meshes, 3D lines, boxes and sphere discs.
+//!
+//! Examples and benchmarks use it to show what a scene does without a GPU or a window:
+//!
+//! ```no_run
+//! use rapier3d_deform::math::Vec3;
+//! use rapier3d_deform_scenes::render::{Camera, Canvas, MeshColours, Rgb, Shading};
+//! # fn main() -> rapier3d_deform::Result<()> {
+//! let camera = Camera::look_at(Vec3::new(0.0, 0.0, 3.0), Vec3::ZERO, 0.8)?;
+//! let mut canvas = Canvas::new(320, 240, Rgb::WHITE)?;
+//! let positions = [Vec3::new(-1.0, -1.0, 0.0), Vec3::new(1.0, -1.0, 0.0), Vec3::new(0.0, 1.0, 0.0)];
+//! canvas.draw_mesh(&camera, &positions, &[[0, 1, 2]], MeshColours::Uniform(Rgb::ORANGE), Shading::Flat)?;
+//! canvas.draw_sphere(&camera, Vec3::new(0.0, 0.0, 0.5), 0.2, Rgb::BLUE)?;
+//! canvas.save_png("out/triangle.png")?;
+//! # Ok(()) }
+//! ```
+//!
+//! Conventions: view space has `x` to the right, `y` up and `z` the depth in front of the camera;
+//! the z-buffer stores `1 / z`, which is affine in screen space for triangles and lines, so depth is
+//! interpolated exactly. Geometry is drawn two-sided (a back face is shaded with its flipped
+//! normal). Primitives that reach behind the near plane are clipped (lines) or skipped (triangles).
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::Path;
+
+use rapier3d_deform::error::{DeformError, Result};
+use rapier3d_deform::math::Vec3;
+
+/// An RGB colour with components in `[0, 1]` (written to the PNG as 8-bit sRGB values as is).
+///
+/// # Performance
+/// Plain data; every operation is O(1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rgb {
+    /// Red.
+    pub r: f32,
+    /// Green.
+    pub g: f32,
+    /// Blue.
+    pub b: f32,
+}
+
+impl Rgb {
+    /// White.
+    pub const WHITE: Self = Self::new(1.0, 1.0, 1.0);
+    /// Black.
+    pub const BLACK: Self = Self::new(0.0, 0.0, 0.0);
+    /// Mid grey.
+    pub const GREY: Self = Self::new(0.5, 0.5, 0.5);
+    /// Red.
+    pub const RED: Self = Self::new(0.85, 0.15, 0.12);
+    /// Green.
+    pub const GREEN: Self = Self::new(0.2, 0.7, 0.25);
+    /// Blue.
+    pub const BLUE: Self = Self::new(0.15, 0.35, 0.85);
+    /// Orange (the default cat colour).
+    pub const ORANGE: Self = Self::new(0.95, 0.6, 0.25);
+
+    /// From components in `[0, 1]`.
+    ///
+    /// # Performance
+    /// O(1).
+    #[inline]
+    pub const fn new(r: f32, g: f32, b: f32) -> Self {
+        Self { r, g, b }
+    }
+
+    /// From 8-bit components.
+    ///
+    /// # Performance
+    /// O(1).
+    #[inline]
+    pub fn from_u8(r: u8, g: u8, b: u8) -> Self {
+        Self::new(r as f32 / 255.0, g as f32 / 255.0, b as f32 / 255.0)
+    }
+
+    /// Componentwise `self · (1 − t) + other · t`.
+    ///
+    /// # Performance
+    /// O(1).
+    #[inline]
+    pub fn lerp(self, other: Self, t: f32) -> Self {
+        Self::new(
+            self.r + (other.r - self.r) * t,
+            self.g + (other.g - self.g) * t,
+            self.b + (other.b - self.b) * t,
+        )
+    }
+
+    /// The colour scaled by `k` (shading).
+    ///
+    /// # Performance
+    /// O(1).
+    #[inline]
+    pub fn scaled(self, k: f32) -> Self {
+        Self::new(self.r * k, self.g * k, self.b * k)
+    }
+
+    /// Clamped and rounded 8-bit components (NaN maps to 0).
+    ///
+    /// # Performance
+    /// O(1).
+    #[inline]
+    pub fn to_u8(self) -> [u8; 3] {
+        let q = |c: f32| (c.clamp(0.0, 1.0) * 255.0 + 0.5) as u8;
+        [q(self.r), q(self.g), q(self.b)]
+    }
+}
+
+/// A pinhole camera: eye position, orthonormal view frame and vertical field of view.
+///
+/// # Performance
+/// Building and projecting are O(1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Camera {
+    eye: Vec3,
+    right: Vec3,
+    up: Vec3,
+    forward: Vec3,
+    tan_half_fov: f32,
+    near: f32,
+}
+
+impl Camera {
+    /// Near-plane distance as a fraction of the eye–target distance.
+    const NEAR_FRACTION: f32 = 1e-3;
+
+    /// A camera at `eye` looking at `target` with world up `+Y` (falling back to `+Z` when looking
+    /// straight up or down) and vertical field of view `fov_y` radians.
+    ///
+    /// # Errors
+    /// [`DeformError::NonFinitePosition`] for a non-finite eye or target,
+    /// [`DeformError::InvalidParameter`] when `eye == target` or `fov_y` is not in `(0, π)`.
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn look_at(eye: Vec3, target: Vec3, fov_y: f32) -> Result<Self> {
+        let forward = target - eye;
+        let up = if forward.normalize_or_zero().cross(Vec3::Y).length() < 1e-3 {
+            Vec3::Z
+        } else {
+            Vec3::Y
+        };
+        Self::look_at_with_up(eye, target, up, fov_y)
+    }
+
+    /// Like [`Camera::look_at`] with an explicit world `up` direction.
+    ///
+    /// # Errors
+    /// As [`Camera::look_at`], plus [`DeformError::InvalidParameter`] when `up` is parallel to the
+    /// view direction.
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn look_at_with_up(eye: Vec3, target: Vec3, up: Vec3, fov_y: f32) -> Result<Self> {
+        for (index, p) in [eye, target, up].into_iter().enumerate() {
+            if !p.is_finite() {
+                return Err(DeformError::NonFinitePosition {
+                    what: "camera eye/target/up",
+                    index,
+                });
+            }
+        }
+        if !(fov_y > 0.0 && fov_y < std::f32::consts::PI) {
+            return Err(DeformError::InvalidParameter {
+                name: "fov_y",
+                value: fov_y,
+                reason: "the vertical field of view must be in (0, π) radians",
+            });
+        }
+        let distance = (target - eye).length();
+        if distance <= 0.0 {
+            return Err(DeformError::InvalidParameter {
+                name: "eye-target distance",
+                value: distance,
+                reason: "eye and target must differ",
+            });
+        }
+        let forward = (target - eye) / distance;
+        let right = forward.cross(up);
+        if right.length() < 1e-6 {
+            return Err(DeformError::InvalidParameter {
+                name: "up",
+                value: right.length(),
+                reason: "up must not be parallel to the view direction",
+            });
+        }
+        let right = right.normalize();
+        Ok(Self {
+            eye,
+            right,
+            up: right.cross(forward),
+            forward,
+            tan_half_fov: (0.5 * fov_y).tan(),
+            near: distance * Self::NEAR_FRACTION,
+        })
+    }
+
+    /// A camera looking along `direction` at the centre of the box `[mins, maxs]`, far enough
+    /// that the box's bounding sphere fits the vertical field of view `fov_y`.
+    ///
+    /// # Errors
+    /// As [`Camera::look_at`]; [`DeformError::InvalidParameter`] for a zero `direction`.
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn framing(mins: Vec3, maxs: Vec3, direction: Vec3, fov_y: f32) -> Result<Self> {
+        let dir = direction.normalize_or_zero();
+        if dir == Vec3::ZERO {
+            return Err(DeformError::InvalidParameter {
+                name: "direction",
+                value: 0.0,
+                reason: "the view direction must be non-zero and finite",
+            });
+        }
+        let centre = 0.5 * (mins + maxs);
+        let radius = (0.5 * (maxs - mins).length()).max(1e-6);
+        let distance = radius / (0.5 * fov_y).sin().max(1e-6) * 1.02;
+        Self::look_at(centre - dir * distance, centre, fov_y)
+    }
+
+    /// The eye position.
+    ///
+    /// # Performance
+    /// O(1).
+    #[inline]
+    pub fn eye(&self) -> Vec3 {
+        self.eye
+    }
+
+    /// The unit view direction.
+    ///
+    /// # Performance
+    /// O(1).
+    #[inline]
+    pub fn forward(&self) -> Vec3 {
+        self.forward
+    }
+
+    /// World point → view space (`x` right, `y` up, `z` depth in front of the eye).
+    ///
+    /// # Performance
+    /// O(1).
+    #[inline]
+    pub fn to_view(&self, p: Vec3) -> Vec3 {
+        let d = p - self.eye;
+        Vec3::new(d.dot(self.right), d.dot(self.up), d.dot(self.forward))
+    }
+
+    /// World direction → view space.
+    ///
+    /// # Performance
+    /// O(1).
+    #[inline]
+    pub fn dir_to_view(&self, d: Vec3) -> Vec3 {
+        Vec3::new(d.dot(self.right), d.dot(self.up), d.dot(self.forward))
+    }
+
+    /// Focal length in pixels for an image `height` pixels tall.
+    #[inline]
+    fn focal(&self, height: usize) -> f32 {
+        0.5 * height as f32 / self.tan_half_fov
+    }
+
+    /// Projects a world point onto a `width × height` image: `(x, y, depth)` in pixels (origin
+    /// top-left, pixel centres at half-integers) and view depth, or `None` behind the near plane.
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn project(&self, p: Vec3, width: usize, height: usize) -> Option<(f32, f32, f32)> {
+        let v = self.to_view(p);
+        (v.z > self.near).then(|| {
+            let (x, y) = self.view_to_screen(v, width, height);
+            (x, y, v.z)
+        })
+    }
+
+    #[inline]
+    fn view_to_screen(&self, v: Vec3, width: usize, height: usize) -> (f32, f32) {
+        let f = self.focal(height);
+        (
+            0.5 * width as f32 + f * v.x / v.z,
+            0.5 * height as f32 - f * v.y / v.z,
+        )
+    }
+}
+
+/// How the colours of a mesh are given.
+///
+/// # Performance
+/// Per-vertex colours add one interpolation per covered pixel.
+#[derive(Clone, Copy, Debug)]
+pub enum MeshColours<'a> {
+    /// One colour for the whole mesh.
+    Uniform(Rgb),
+    /// One colour per triangle.
+    PerTriangle(&'a [Rgb]),
+    /// One colour per vertex, interpolated across triangles.
+    PerVertex(&'a [Rgb]),
+}
+
+/// Lambert shading mode of a mesh.
+///
+/// # Performance
+/// [`Shading::Smooth`] adds an O(V + T) vertex-normal pass per draw call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shading {
+    /// One normal per triangle (facets visible).
+    Flat,
+    /// Area-weighted vertex normals, lighting interpolated across triangles (Gouraud).
+    Smooth,
+}
+
+/// A colour image with a z-buffer, lit by one directional light plus ambient light.
+///
+/// # Performance
+/// Memory O(width · height); each primitive costs O(covered pixels) plus O(1) setup.
+#[derive(Clone, Debug)]
+pub struct Canvas {
+    width: usize,
+    height: usize,
+    colour: Vec<[u8; 3]>,
+    /// `1 / view depth` of the nearest drawn surface; 0 where nothing was drawn.
+    inv_depth: Vec<f32>,
+    /// Unit direction towards the light, in view space.
+    light: Vec3,
+    ambient: f32,
+}
+
+impl Canvas {
+    /// Largest accepted side in pixels.
+    pub const MAX_SIDE: usize = 16384;
+
+    /// A `width × height` canvas filled with `background`, lit from the upper left of the camera.
+    ///
+    /// # Errors
+    /// [`DeformError::InvalidParameter`] when a side is zero or above [`Canvas::MAX_SIDE`].
+    ///
+    /// # Performance
+    /// O(width · height).
+    pub fn new(width: usize, height: usize, background: Rgb) -> Result<Self> {
+        for (name, side) in [("width", width), ("height", height)] {
+            if side == 0 || side > Self::MAX_SIDE {
+                return Err(DeformError::InvalidParameter {
+                    name,
+                    value: side as f32,
+                    reason: "canvas sides must be in 1..=16384 pixels",
+                });
+            }
+        }
+        Ok(Self {
+            width,
+            height,
+            colour: vec![background.to_u8(); width * height],
+            inv_depth: vec![0.0; width * height],
+            light: Vec3::new(-0.35, 0.6, -0.72).normalize(),
+            ambient: 0.28,
+        })
+    }
+
+    /// Sets the light direction (towards the light) in view space and the ambient term in `[0, 1]`.
+    /// Non-finite or zero directions keep the current light.
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn set_light(&mut self, towards_light_in_view: Vec3, ambient: f32) {
+        let l = towards_light_in_view.normalize_or_zero();
+        if l != Vec3::ZERO {
+            self.light = l;
+        }
+        if ambient.is_finite() {
+            self.ambient = ambient.clamp(0.0, 1.0);
+        }
+    }
+
+    /// Width in pixels.
+    ///
+    /// # Performance
+    /// O(1).
+    #[inline]
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Height in pixels.
+    ///
+    /// # Performance
+    /// O(1).
+    #[inline]
+    pub fn height(&self) -> usize {
+        self.height
+    }
+
+    /// The 8-bit colour of pixel `(x, y)` (origin top-left), `None` outside.
+    ///
+    /// # Performance
+    /// O(1).
+    #[inline]
+    pub fn pixel(&self, x: usize, y: usize) -> Option<[u8; 3]> {
+        (x < self.width && y < self.height).then(|| self.colour[y * self.width + x])
+    }
+
+    /// View depth of the nearest surface drawn at `(x, y)`, `None` where nothing was drawn.
+    ///
+    /// # Performance
+    /// O(1).
+    #[inline]
+    pub fn depth(&self, x: usize, y: usize) -> Option<f32> {
+        (x < self.width && y < self.height)
+            .then(|| self.inv_depth[y * self.width + x])
+            .filter(|&d| d > 0.0)
+            .map(|d| 1.0 / d)
+    }
+
+    /// Copies `src` into this canvas with its top-left corner at `(x0, y0)` (clipped at the
+    /// edges; depth is copied too), e.g. to lay several views out as panels of one picture.
+    ///
+    /// # Performance
+    /// O(src pixels).
+    pub fn blit(&mut self, src: &Canvas, x0: usize, y0: usize) {
+        for y in 0..src.height.min(self.height.saturating_sub(y0)) {
+            for x in 0..src.width.min(self.width.saturating_sub(x0)) {
+                let (d, s) = ((y0 + y) * self.width + x0 + x, y * src.width + x);
+                self.colour[d] = src.colour[s];
+                self.inv_depth[d] = src.inv_depth[s];
+            }
+        }
+    }
+
+    /// The image as row-major RGB bytes.
+    ///
+    /// # Performance
+    /// O(width · height).
+    pub fn to_rgb8(&self) -> Vec<u8> {
+        self.colour.iter().flatten().copied().collect()
+    }
+
+    #[inline]
+    fn shade(&self, n_view: Vec3) -> f32 {
+        self.ambient + (1.0 - self.ambient) * n_view.dot(self.light).max(0.0)
+    }
+
+    /// Draws a triangle mesh with Lambert shading, depth-tested against what is already drawn.
+    ///
+    /// # Errors
+    /// [`DeformError::VertexIndexOutOfRange`], [`DeformError::NonFinitePosition`] and
+    /// [`DeformError::LengthMismatch`] (colour slices of the wrong length); nothing is drawn then.
+    ///
+    /// # Performance
+    /// O(V + T + covered pixels).
+    pub fn draw_mesh(
+        &mut self,
+        camera: &Camera,
+        positions: &[Vec3],
+        triangles: &[[u32; 3]],
+        colours: MeshColours<'_>,
+        shading: Shading,
+    ) -> Result<()> {
+        if let Some(index) = positions.iter().position(|p| !p.is_finite()) {
+            return Err(DeformError::NonFinitePosition {
+                what: "vertex",
+                index,
+            });
+        }
+        for (triangle, tri) in triangles.iter().enumerate() {
+            if let Some(&index) = tri.iter().find(|&&i| i as usize >= positions.len()) {
+                return Err(DeformError::VertexIndexOutOfRange {
+                    triangle,
+                    index,
+                    vertex_count: positions.len(),
+                });
+            }
+        }
+        match colours {
+            MeshColours::PerTriangle(c) if c.len() != triangles.len() => {
+                return Err(DeformError::LengthMismatch {
+                    what: "per-triangle colours",
+                    expected: triangles.len(),
+                    actual: c.len(),
+                });
+            }
+            MeshColours::PerVertex(c) if c.len() != positions.len() => {
+                return Err(DeformError::LengthMismatch {
+                    what: "per-vertex colours",
+                    expected: positions.len(),
+                    actual: c.len(),
+                });
+            }
+            _ => {}
+        }
+        let view: Vec<Vec3> = positions.iter().map(|&p| camera.to_view(p)).collect();
+        let vertex_normals = (shading == Shading::Smooth).then(|| {
+            let mut n = vec![Vec3::ZERO; view.len()];
+            for tri in triangles {
+                let [a, b, c] = tri.map(|i| view[i as usize]);
+                let face = (b - a).cross(c - a);
+                for &i in tri {
+                    n[i as usize] += face;
+                }
+            }
+            n.iter_mut().for_each(|v| *v = v.normalize_or_zero());
+            n
+        });
+        for (t, tri) in triangles.iter().enumerate() {
+            let p = tri.map(|i| view[i as usize]);
+            if p.iter().all(|v| v.z <= camera.near) {
+                continue;
+            }
+            let face = (p[1] - p[0]).cross(p[2] - p[0]);
+            let face_n = face.normalize_or_zero();
+            // Two-sided: a face seen from behind is lit as if its normal pointed at the camera.
+            let flip = if face_n.dot(p[0]) > 0.0 { -1.0 } else { 1.0 };
+            let light = match &vertex_normals {
+                None => [self.shade(flip * face_n); 3],
+                Some(n) => tri.map(|i| self.shade(flip * n[i as usize])),
+            };
+            let base = match colours {
+                MeshColours::Uniform(c) => [c; 3],
+                MeshColours::PerTriangle(c) => [c[t]; 3],
+                MeshColours::PerVertex(c) => tri.map(|i| c[i as usize]),
+            };
+            let corner = [0, 1, 2].map(|k| base[k].scaled(light[k]));
+            if p.iter().all(|v| v.z > camera.near) {
+                self.fill_triangle(camera, p, corner);
+            } else {
+                let (poly, n) = clip_near(p, corner, camera.near);
+                for k in 1..n.saturating_sub(1) {
+                    self.fill_triangle(
+                        camera,
+                        [poly[0].0, poly[k].0, poly[k + 1].0],
+                        [poly[0].1, poly[k].1, poly[k + 1].1],
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Rasterizes one view-space triangle (all corners in front of the near plane).
+    fn fill_triangle(&mut self, camera: &Camera, p: [Vec3; 3], colour: [Rgb; 3]) {
+        let s = p.map(|v| camera.view_to_screen(v, self.width, self.height));
+        let inv_z = p.map(|v| 1.0 / v.z);
+        let area = (s[1].0 - s[0].0) * (s[2].1 - s[0].1) - (s[1].1 - s[0].1) * (s[2].0 - s[0].0);
+        if area.abs() < 1e-12 || !area.is_finite() {
+            return;
+        }
+        let (min_x, max_x) = min_max([s[0].0, s[1].0, s[2].0]);
+        let (min_y, max_y) = min_max([s[0].1, s[1].1, s[2].1]);
+        let x0 = (min_x - 0.5).ceil().max(0.0) as usize;
+        let y0 = (min_y - 0.5).ceil().max(0.0) as usize;
+        let x1 = ((max_x - 0.5).floor()).min(self.width as f32 - 1.0);
+        let y1 = ((max_y - 0.5).floor()).min(self.height as f32 - 1.0);
+        if x1 < 0.0 || y1 < 0.0 {
+            return;
+        }
+        let (x1, y1) = (x1 as usize, y1 as usize);
+        let inv_area = 1.0 / area;
+        let edge = |a: (f32, f32), b: (f32, f32), x: f32, y: f32| {
+            (b.0 - a.0) * (y - a.1) - (b.1 - a.1) * (x - a.0)
+        };
+        for y in y0..=y1 {
+            let py = y as f32 + 0.5;
+            for x in x0..=x1 {
+                let px = x as f32 + 0.5;
+                let b0 = edge(s[1], s[2], px, py) * inv_area;
+                let b1 = edge(s[2], s[0], px, py) * inv_area;
+                let b2 = 1.0 - b0 - b1;
+                // A small tolerance closes pinholes along shared edges (the z-test resolves
+                // the double coverage).
+                if b0 < -1e-5 || b1 < -1e-5 || b2 < -1e-5 {
+                    continue;
+                }
+                let d = b0 * inv_z[0] + b1 * inv_z[1] + b2 * inv_z[2];
+                let i = y * self.width + x;
+                if d > self.inv_depth[i] {
+                    self.inv_depth[i] = d;
+                    let c = Rgb::new(
+                        b0 * colour[0].r + b1 * colour[1].r + b2 * colour[2].r,
+                        b0 * colour[0].g + b1 * colour[1].g + b2 * colour[2].g,
+                        b0 * colour[0].b + b1 * colour[1].b + b2 * colour[2].b,
+                    );
+                    self.colour[i] = c.to_u8();
+                }
+            }
+        }
+    }
+
+    /// Draws a one-pixel 3D line from `a` to `b`, depth-tested with a small bias so that lines
+    /// lying on a surface stay visible; the part behind the near plane is clipped.
+    ///
+    /// # Errors
+    /// [`DeformError::NonFinitePosition`] for a non-finite endpoint.
+    ///
+    /// # Performance
+    /// O(length in pixels).
+    pub fn draw_line3(&mut self, camera: &Camera, a: Vec3, b: Vec3, colour: Rgb) -> Result<()> {
+        for (index, p) in [a, b].into_iter().enumerate() {
+            if !p.is_finite() {
+                return Err(DeformError::NonFinitePosition {
+                    what: "line endpoint",
+                    index,
+                });
+            }
+        }
+        let (mut va, mut vb) = (camera.to_view(a), camera.to_view(b));
+        let near = camera.near;
+        if va.z <= near && vb.z <= near {
+            return Ok(());
+        }
+        if va.z <= near {
+            va = vb + (va - vb) * ((vb.z - near) / (vb.z - va.z));
+        } else if vb.z <= near {
+            vb = va + (vb - va) * ((va.z - near) / (va.z - vb.z));
+        }
+        let (sa, sb) = (
+            camera.view_to_screen(va, self.width, self.height),
+            camera.view_to_screen(vb, self.width, self.height),
+        );
+        let steps = (sb.0 - sa.0).abs().max((sb.1 - sa.1).abs()).ceil();
+        // Cap the work for lines reaching far outside the image.
+        let steps = steps.clamp(1.0, 4.0 * (self.width + self.height) as f32) as usize;
+        let rgb = colour.to_u8();
+        for k in 0..=steps {
+            let t = k as f32 / steps as f32;
+            let (x, y) = (sa.0 + (sb.0 - sa.0) * t, sa.1 + (sb.1 - sa.1) * t);
+            if x < 0.0 || y < 0.0 || x >= self.width as f32 || y >= self.height as f32 {
+                continue;
+            }
+            let d = (1.0 / va.z) * (1.0 - t) + (1.0 / vb.z) * t;
+            let i = y as usize * self.width + x as usize;
+            if d * 1.002 >= self.inv_depth[i] {
+                self.inv_depth[i] = self.inv_depth[i].max(d);
+                self.colour[i] = rgb;
+            }
+        }
+        Ok(())
+    }
+
+    /// Draws the 12 edges of the axis-aligned box `[mins, maxs]`.
+    ///
+    /// # Errors
+    /// As [`Canvas::draw_line3`].
+    ///
+    /// # Performance
+    /// O(perimeter in pixels).
+    pub fn draw_aabb(
+        &mut self,
+        camera: &Camera,
+        mins: Vec3,
+        maxs: Vec3,
+        colour: Rgb,
+    ) -> Result<()> {
+        let corner = |i: usize| {
+            Vec3::new(
+                if i & 1 == 0 { mins.x } else { maxs.x },
+                if i & 2 == 0 { mins.y } else { maxs.y },
+                if i & 4 == 0 { mins.z } else { maxs.z },
+            )
+        };
+        for i in 0..8 {
+            for bit in [1, 2, 4] {
+                if i & bit == 0 {
+                    self.draw_line3(camera, corner(i), corner(i | bit), colour)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Draws a shaded sphere (exact ray–sphere depth and normal per pixel). A sphere that contains
+    /// the eye is not drawn.
+    ///
+    /// # Errors
+    /// [`DeformError::NonFinitePosition`] for a non-finite centre,
+    /// [`DeformError::InvalidParameter`] for a radius that is not finite and positive.
+    ///
+    /// # Performance
+    /// O(covered pixels).
+    pub fn draw_sphere(
+        &mut self,
+        camera: &Camera,
+        centre: Vec3,
+        radius: f32,
+        colour: Rgb,
+    ) -> Result<()> {
+        if !centre.is_finite() {
+            return Err(DeformError::NonFinitePosition {
+                what: "sphere centre",
+                index: 0,
+            });
+        }
+        if !(radius.is_finite() && radius > 0.0) {
+            return Err(DeformError::InvalidParameter {
+                name: "radius",
+                value: radius,
+                reason: "a sphere radius must be finite and positive",
+            });
+        }
+        let c = camera.to_view(centre);
+        if c.z - radius <= camera.near || c.length() <= radius {
+            return Ok(());
+        }
+        let f = camera.focal(self.height);
+        let (sx, sy) = camera.view_to_screen(c, self.width, self.height);
+        // Conservative screen radius of the silhouette.
+        let r_px = f * radius / (c.z - radius) * (1.0 + (c.x.abs() + c.y.abs()) / c.z) + 1.0;
+        let x0 = (sx - r_px).floor().max(0.0) as usize;
+        let y0 = (sy - r_px).floor().max(0.0) as usize;
+        let x1 = (sx + r_px).ceil().min(self.width as f32 - 1.0);
+        let y1 = (sy + r_px).ceil().min(self.height as f32 - 1.0);
+        if x1 < 0.0 || y1 < 0.0 {
+            return Ok(());
+        }
+        let (cx, cy) = (0.5 * self.width as f32, 0.5 * self.height as f32);
+        let c2 = c.length_squared() - radius * radius;
+        for y in y0..=y1 as usize {
+            for x in x0..=x1 as usize {
+                let d = Vec3::new((x as f32 + 0.5 - cx) / f, -(y as f32 + 0.5 - cy) / f, 1.0)
+                    .normalize();
+                let b = d.dot(c);
+                let disc = b * b - c2;
+                if disc < 0.0 {
+                    continue;
+                }
+                let hit = d * (b - disc.sqrt());
+                let inv = 1.0 / hit.z;
+                let i = y * self.width + x;
+                if inv > self.inv_depth[i] {
+                    self.inv_depth[i] = inv;
+                    let n = (hit - c) / radius;
+                    self.colour[i] = colour.scaled(self.shade(n)).to_u8();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the image as an 8-bit RGB PNG, creating missing parent directories.
+    ///
+    /// # Errors
+    /// [`DeformError::FileWrite`] naming the path and the reason.
+    ///
+    /// # Performance
+    /// O(width · height).
+    pub fn save_png(&self, path: impl AsRef<Path>) -> Result<()> {
+        let path = path.as_ref();
+        let fail = |message: String| DeformError::FileWrite {
+            path: path.display().to_string(),
+            message,
+        };
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|e| fail(e.to_string()))?;
+        }
+        let file = File::create(path).map_err(|e| fail(e.to_string()))?;
+        let mut encoder =
+            png::Encoder::new(BufWriter::new(file), self.width as u32, self.height as u32);
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_depth(png::BitDepth::Eight);
+        let mut writer = encoder.write_header().map_err(|e| fail(e.to_string()))?;
+        writer
+            .write_image_data(&self.to_rgb8())
+            .map_err(|e| fail(e.to_string()))?;
+        writer.finish().map_err(|e| fail(e.to_string()))
+    }
+}
+
+/// Clips a view-space triangle to the half-space `z > near` (Sutherland–Hodgman), colours
+/// interpolated along the cut edges: up to 4 corners, as a fan.
+fn clip_near(p: [Vec3; 3], c: [Rgb; 3], near: f32) -> ([(Vec3, Rgb); 4], usize) {
+    let mut out = [(Vec3::ZERO, Rgb::BLACK); 4];
+    let mut n = 0;
+    // Keep the cut strictly in front of the near plane so that 1/z stays finite.
+    let plane = near * (1.0 + 1e-4);
+    for k in 0..3 {
+        let (a, b) = ((p[k], c[k]), (p[(k + 1) % 3], c[(k + 1) % 3]));
+        let (a_in, b_in) = (a.0.z > near, b.0.z > near);
+        if a_in && n < 4 {
+            out[n] = a;
+            n += 1;
+        }
+        if a_in != b_in && n < 4 {
+            // Cut from the inside end, so that two triangles sharing the edge cut it at the
+            // same point (no crack).
+            let (i, o) = if a_in { (a, b) } else { (b, a) };
+            let t = (plane - i.0.z) / (o.0.z - i.0.z);
+            out[n] = (i.0 + (o.0 - i.0) * t, i.1.lerp(o.1, t));
+            n += 1;
+        }
+    }
+    (out, n)
+}
+
+#[inline]
+fn min_max(v: [f32; 3]) -> (f32, f32) {
+    (v[0].min(v[1]).min(v[2]), v[0].max(v[1]).max(v[2]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BG: Rgb = Rgb::WHITE;
+
+    fn front_camera() -> Camera {
+        Camera::look_at(Vec3::new(0.0, 0.0, 4.0), Vec3::ZERO, 1.0).unwrap()
+    }
+
+    fn quad_at(z: f32, half: f32) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+        (
+            vec![
+                Vec3::new(-half, -half, z),
+                Vec3::new(half, -half, z),
+                Vec3::new(half, half, z),
+                Vec3::new(-half, half, z),
+            ],
+            vec![[0, 1, 2], [0, 2, 3]],
+        )
+    }
+
+    #[test]
+    fn projection_matches_pinhole_closed_form() {
+        let cam = front_camera();
+        let (x, y, z) = cam.project(Vec3::ZERO, 200, 100).unwrap();
+        assert_eq!((x, y, z), (100.0, 50.0, 4.0));
+        // A point at the top of the field of view lands on the top edge.
+        let top = Vec3::new(0.0, 4.0 * 0.5f32.tan(), 0.0);
+        let (_, y, _) = cam.project(top, 200, 100).unwrap();
+        assert!(y.abs() < 1e-3, "{y}");
+        assert!(cam.project(Vec3::new(0.0, 0.0, 5.0), 200, 100).is_none());
+    }
+
+    #[test]
+    fn triangle_covering_the_centre_colours_it_with_lambert_shade() {
+        let cam = front_camera();
+        let mut canvas = Canvas::new(64, 48, BG).unwrap();
+        let pos = [
+            Vec3::new(-1.0, -1.0, 0.0),
+            Vec3::new(1.0, -1.0, 0.0),
+            Vec3::new(0.0, 1.0, 0.0),
+        ];
+        canvas
+            .draw_mesh(
+                &cam,
+                &pos,
+                &[[0, 1, 2]],
+                MeshColours::Uniform(Rgb::WHITE),
+                Shading::Flat,
+            )
+            .unwrap();
+        // Normal +Z faces the camera: view normal (0, 0, -1); light dot is its z component negated.
+        let expected = canvas.ambient + (1.0 - canvas.ambient) * (-canvas.light.z).max(0.0);
+        let px = canvas.pixel(32, 24).unwrap();
+        assert_eq!(px, Rgb::WHITE.scaled(expected).to_u8());
+        assert_eq!(canvas.pixel(0, 0).unwrap(), BG.to_u8());
+        assert!((canvas.depth(32, 24).unwrap() - 4.0).abs() < 1e-4);
+        assert_eq!(canvas.depth(0, 0), None);
+    }
+
+    #[test]
+    fn nearer_surface_wins_in_either_drawing_order() {
+        let cam = front_camera();
+        let (near, tri) = quad_at(1.0, 0.5);
+        let (far, _) = quad_at(-1.0, 2.0);
+        for order in [[0, 1], [1, 0]] {
+            let mut canvas = Canvas::new(40, 40, BG).unwrap();
+            for k in order {
+                let (p, c) = if k == 0 {
+                    (&near, Rgb::RED)
+                } else {
+                    (&far, Rgb::BLUE)
+                };
+                canvas
+                    .draw_mesh(&cam, p, &tri, MeshColours::Uniform(c), Shading::Smooth)
+                    .unwrap();
+            }
+            let centre = canvas.pixel(20, 20).unwrap();
+            let edge = canvas.pixel(8, 20).unwrap();
+            assert!(centre[0] > centre[2], "red (near) must win: {centre:?}");
+            assert!(
+                edge[2] > edge[0],
+                "blue (far) visible at the side: {edge:?}"
+            );
+            assert!((canvas.depth(20, 20).unwrap() - 3.0).abs() < 1e-4);
+        }
+    }
+
+    #[test]
+    fn triangles_reaching_behind_the_eye_are_clipped_not_dropped() {
+        // A floor under a camera looking ahead: its far corners are in view, the near ones
+        // behind the eye.
+        let cam =
+            Camera::look_at(Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.0, 0.0, -4.0), 1.0).unwrap();
+        let floor = [
+            Vec3::new(-10.0, 0.0, 10.0),
+            Vec3::new(10.0, 0.0, 10.0),
+            Vec3::new(10.0, 0.0, -10.0),
+            Vec3::new(-10.0, 0.0, -10.0),
+        ];
+        let mut canvas = Canvas::new(40, 40, BG).unwrap();
+        canvas
+            .draw_mesh(
+                &cam,
+                &floor,
+                &[[0, 1, 2], [0, 2, 3]],
+                MeshColours::Uniform(Rgb::GREEN),
+                Shading::Flat,
+            )
+            .unwrap();
+        // The bottom row looks down steeply at the floor close to the eye.
+        let d = canvas.depth(20, 39).expect("floor drawn under the camera");
+        assert!(d > 0.0 && d < 3.0, "{d}");
+        assert_eq!(canvas.depth(20, 0), None, "sky above the horizon");
+    }
+
+    #[test]
+    fn per_vertex_colours_interpolate() {
+        let cam = Camera::look_at(Vec3::new(0.0, 0.0, 4.0), Vec3::ZERO, 1.0).unwrap();
+        let mut canvas = Canvas::new(101, 101, BG).unwrap();
+        canvas.set_light(Vec3::new(0.0, 0.0, -1.0), 0.0);
+        let (p, t) = quad_at(0.0, 1.0);
+        let colours = [Rgb::BLACK, Rgb::WHITE, Rgb::WHITE, Rgb::BLACK];
+        canvas
+            .draw_mesh(
+                &cam,
+                &p,
+                &t,
+                MeshColours::PerVertex(&colours),
+                Shading::Flat,
+            )
+            .unwrap();
+        let left = canvas.pixel(35, 50).unwrap()[0];
+        let mid = canvas.pixel(50, 50).unwrap()[0];
+        let right = canvas.pixel(65, 50).unwrap()[0];
+        assert!(left < mid && mid < right, "{left} {mid} {right}");
+        assert!((mid as i32 - 128).abs() <= 3, "{mid}");
+    }
+
+    #[test]
+    fn sphere_depth_and_silhouette_match_closed_form() {
+        let cam = front_camera();
+        let mut canvas = Canvas::new(100, 100, BG).unwrap();
+        canvas
+            .draw_sphere(&cam, Vec3::ZERO, 0.5, Rgb::GREEN)
+            .unwrap();
+        let d = canvas.depth(50, 50).unwrap();
+        assert!((d - 3.5).abs() < 2e-3, "{d}");
+        // Silhouette half-angle asin(r / D): screen radius f · tan(asin(0.125)).
+        let f = 50.0 / 0.5f32.tan();
+        let r = f * (0.125f32).asin().tan();
+        let inside = (50.0 + r - 1.5) as usize;
+        let outside = (50.0 + r + 1.5) as usize;
+        assert!(canvas.depth(inside, 50).is_some());
+        assert!(canvas.depth(outside, 50).is_none());
+    }
+
+    #[test]
+    fn lines_are_hidden_behind_nearer_surfaces() {
+        let cam = front_camera();
+        let mut canvas = Canvas::new(60, 60, BG).unwrap();
+        let (p, t) = quad_at(1.0, 0.3);
+        canvas
+            .draw_mesh(&cam, &p, &t, MeshColours::Uniform(Rgb::GREY), Shading::Flat)
+            .unwrap();
+        let grey = canvas.pixel(30, 30).unwrap();
+        let y = Vec3::new(0.0, 0.05, 0.0);
+        canvas
+            .draw_line3(
+                &cam,
+                Vec3::new(-2.0, 0.0, -1.0) + y,
+                Vec3::new(2.0, 0.0, -1.0) + y,
+                Rgb::RED,
+            )
+            .unwrap();
+        assert_eq!(
+            canvas.pixel(30, 29).unwrap(),
+            grey,
+            "hidden behind the quad"
+        );
+        assert_eq!(
+            canvas.pixel(12, 29).unwrap(),
+            Rgb::RED.to_u8(),
+            "visible beside it"
+        );
+        // A box drawn around everything shows its front edges.
+        canvas
+            .draw_aabb(&cam, Vec3::splat(-0.5), Vec3::splat(0.5), Rgb::BLACK)
+            .unwrap();
+        let (x, y, _) = cam.project(Vec3::new(0.0, 0.5, 0.5), 60, 60).unwrap();
+        assert_eq!(canvas.pixel(x as usize, y as usize).unwrap(), [0, 0, 0]);
+    }
+
+    #[test]
+    fn blit_copies_and_clips() {
+        let mut panel = Canvas::new(4, 3, Rgb::RED).unwrap();
+        panel.colour[5] = [1, 2, 3];
+        let mut canvas = Canvas::new(6, 5, BG).unwrap();
+        canvas.blit(&panel, 3, 3);
+        assert_eq!(canvas.pixel(2, 3).unwrap(), BG.to_u8());
+        assert_eq!(canvas.pixel(3, 3).unwrap(), Rgb::RED.to_u8());
+        assert_eq!(canvas.pixel(4, 4).unwrap(), [1, 2, 3]);
+        assert_eq!(canvas.pixel(5, 4).unwrap(), Rgb::RED.to_u8());
+    }
+
+    #[test]
+    fn png_round_trips() {
+        let cam = front_camera();
+        let mut canvas = Canvas::new(17, 9, Rgb::from_u8(10, 20, 30)).unwrap();
+        canvas
+            .draw_sphere(&cam, Vec3::ZERO, 1.0, Rgb::ORANGE)
+            .unwrap();
+        let path =
+            std::env::temp_dir().join(format!("rapier3d_deform_render_{}.png", std::process::id()));
+        canvas.save_png(&path).unwrap();
+        let decoder = png::Decoder::new(File::open(&path).unwrap());
+        let mut reader = decoder.read_info().unwrap();
+        let mut buf = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        assert_eq!((info.width, info.height), (17, 9));
+        assert_eq!(&buf[..info.buffer_size()], &canvas.to_rgb8()[..]);
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn bad_input_gives_typed_errors() {
+        let cam = front_camera();
+        assert!(matches!(
+            Camera::look_at(Vec3::ONE, Vec3::ONE, 1.0),
+            Err(DeformError::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            Camera::look_at(Vec3::ONE, Vec3::ZERO, 3.5),
+            Err(DeformError::InvalidParameter { name: "fov_y", .. })
+        ));
+        assert!(matches!(
+            Camera::look_at(Vec3::NAN, Vec3::ZERO, 1.0),
+            Err(DeformError::NonFinitePosition { .. })
+        ));
+        assert!(matches!(
+            Canvas::new(0, 10, BG),
+            Err(DeformError::InvalidParameter { name: "width", .. })
+        ));
+        let mut canvas = Canvas::new(8, 8, BG).unwrap();
+        let (p, _) = quad_at(0.0, 1.0);
+        assert!(matches!(
+            canvas.draw_mesh(
+                &cam,
+                &p,
+                &[[0, 1, 7]],
+                MeshColours::Uniform(BG),
+                Shading::Flat
+            ),
+            Err(DeformError::VertexIndexOutOfRange {
+                triangle: 0,
+                index: 7,
+                ..
+            })
+        ));
+        assert!(matches!(
+            canvas.draw_mesh(
+                &cam,
+                &p,
+                &[[0, 1, 2]],
+                MeshColours::PerVertex(&[BG]),
+                Shading::Flat
+            ),
+            Err(DeformError::LengthMismatch {
+                expected: 4,
+                actual: 1,
+                ..
+            })
+        ));
+        assert!(matches!(
+            canvas.draw_sphere(&cam, Vec3::ZERO, -1.0, BG),
+            Err(DeformError::InvalidParameter { name: "radius", .. })
+        ));
+        assert!(matches!(
+            canvas.draw_line3(&cam, Vec3::INFINITY, Vec3::ZERO, BG),
+            Err(DeformError::NonFinitePosition { .. })
+        ));
+        let err = canvas
+            .save_png("/proc/definitely/not/writable.png")
+            .unwrap_err();
+        assert!(matches!(err, DeformError::FileWrite { .. }), "{err}");
+    }
+}
