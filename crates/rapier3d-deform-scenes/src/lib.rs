@@ -32,3 +32,9 @@ pub fn asset_path(relative: &str) -> std::path::PathBuf {
         .join("assets")
         .join(relative)
 }
+
+/// The README's code blocks, compiled and run as doctests (from this crate's folder, where
+/// `assets/` links to the repository's assets).
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;

@@ -238,6 +238,22 @@ pub enum DeformError {
         /// The vertex.
         vertex: usize,
     },
+    /// A name (of a clip, a node...) matches nothing.
+    #[error("no {what} named `{name}`")]
+    UnknownName {
+        /// What was looked up ("clip", ...).
+        what: &'static str,
+        /// The name asked for.
+        name: String,
+    },
+    /// An operation needs something the object was not built with.
+    #[error("{what}: {reason}")]
+    NotAvailable {
+        /// The operation.
+        what: &'static str,
+        /// What is missing and how to provide it.
+        reason: &'static str,
+    },
 }
 
 /// Shorthand for `Result<T, DeformError>`.

@@ -28,6 +28,7 @@
 
 pub mod bn_tree;
 pub mod bounds;
+pub mod character;
 pub mod deformation;
 pub mod error;
 pub mod io;
@@ -35,6 +36,7 @@ pub mod math;
 pub mod mesh;
 pub mod pipeline;
 pub mod plasticity;
+pub mod prelude;
 pub mod proxy;
 pub mod query;
 pub mod self_collision;

@@ -271,3 +271,19 @@ where
         Err(Unsupported)
     }
 }
+
+impl DeformDispatcher {
+    /// Rapier's narrow phase with this dispatcher first in the chain and parry's default after
+    /// it: `NarrowPhase::with_query_dispatcher(DeformDispatcher.chain(DefaultQueryDispatcher))`.
+    /// Every world holding one of the crate's shapes needs it
+    /// (`world.narrow_phase = DeformDispatcher::narrow_phase()`).
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn narrow_phase() -> rapier3d::geometry::NarrowPhase {
+        use rapier3d::parry::query::{DefaultQueryDispatcher, QueryDispatcher};
+        rapier3d::geometry::NarrowPhase::with_query_dispatcher(
+            DeformDispatcher.chain(DefaultQueryDispatcher),
+        )
+    }
+}

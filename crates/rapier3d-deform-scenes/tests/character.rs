@@ -1,0 +1,316 @@
+//! The skinned route a game calls: `SkinnedCollider` built from a glTF skin, posed from clips and from bones, checked against an independent per-vertex skinning, parry's `TriMesh` on the same posed vertices, the brute-force self-collision oracle, and its typed errors.
+
+use rapier3d_deform::DeformError;
+use rapier3d_deform::io::GltfAsset;
+use rapier3d_deform::math::Vec3;
+use rapier3d_deform::prelude::*;
+use rapier3d_deform::self_collision::self_collisions_brute_force;
+use rapier3d_deform_scenes::asset_path;
+
+use rapier3d::parry::query::{Ray, RayCast};
+use rapier3d::parry::shape::TriMesh;
+
+fn fox() -> GltfAsset {
+    load_gltf(asset_path("skinned/Fox.glb"), &LoadOptions::default())
+        .expect("the Fox loads")
+        .0
+}
+
+fn world() -> PhysicsWorld {
+    let mut world = PhysicsWorld::new();
+    world.narrow_phase = DeformDispatcher::narrow_phase();
+    world
+}
+
+fn shape(world: &PhysicsWorld, c: &SkinnedCollider) -> DeformableMeshShape {
+    world.colliders[c.collider()]
+        .shape()
+        .as_shape::<DeformableMeshShape>()
+        .expect("a deformable mesh")
+        .clone()
+}
+
+/// glTF skinning written out per vertex, in f64: Σ_j w_j (world_j · inverse_bind_j) p, then the
+/// uniform scale.
+fn reference_positions(asset: &GltfAsset, bones: &[Affine], scale: f64) -> Vec<Vec3> {
+    let skin = asset.skinning.as_ref().expect("skinned");
+    let weights = skin.weights();
+    skin.rest_positions()
+        .iter()
+        .enumerate()
+        .map(|(v, p)| {
+            let p = p.as_dvec3();
+            let mut acc = rapier3d::parry::glamx::DVec3::ZERO;
+            for (j, w) in weights.iter_row(v) {
+                let g = bones[j as usize].compose(&skin.inverse_bind()[j as usize]);
+                let q = g.linear.as_dmat3() * p + g.translation.as_dvec3();
+                acc += q * f64::from(w);
+            }
+            (acc * scale).as_vec3()
+        })
+        .collect()
+}
+
+#[test]
+fn clip_pose_equals_per_vertex_skinning_on_every_sampled_frame() {
+    let asset = fox();
+    let mut world = world();
+    let mut fox = SkinnedColliderBuilder::from_gltf(&asset)
+        .unwrap()
+        .scale(0.01)
+        .build(&mut world)
+        .unwrap();
+    let mut checked = 0;
+    for clip in &asset.clips {
+        let name = clip.name().unwrap();
+        for k in 0..12 {
+            let t = clip.duration() * k as f32 / 11.0;
+            fox.pose_clip(
+                &mut world.colliders,
+                asset
+                    .clips
+                    .iter()
+                    .position(|c| c.name() == Some(name))
+                    .unwrap(),
+                t,
+                ClipTime::Clamp,
+            )
+            .unwrap();
+            let expected =
+                reference_positions(&asset, &asset.skeleton.world_transforms(clip, t), 0.01);
+            let mesh = shape(&world, &fox);
+            let mut posed = Vec::new();
+            fox.deformed_positions(&mut posed);
+            for (v, e) in expected.iter().enumerate() {
+                let got = mesh.vertex(v as u32);
+                let tol = 1e-5 * (1.0 + e.length());
+                assert!(
+                    (got - *e).length() <= tol && (posed[v] - *e).length() <= tol,
+                    "clip {name} t {t} vertex {v}: {got:?} vs {e:?}"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 12 * asset.clips.len());
+}
+
+#[test]
+fn play_loops_and_pose_bones_matches_play() {
+    let asset = fox();
+    let mut world = world();
+    let mut a = SkinnedColliderBuilder::from_gltf(&asset)
+        .unwrap()
+        .build(&mut world)
+        .unwrap();
+    let walk = asset.clip("Walk").unwrap();
+    let d = walk.duration();
+    a.play(&mut world.colliders, "Walk", 0.3).unwrap();
+    let first = shape(&world, &a).deformed_vertices();
+    a.play(&mut world.colliders, "Walk", 0.3 + 2.0 * d).unwrap();
+    let looped = shape(&world, &a).deformed_vertices();
+    for (p, q) in first.iter().zip(&looped) {
+        assert!(
+            (*p - *q).length() < 1e-3 * (1.0 + p.length()),
+            "{p:?} vs {q:?}"
+        );
+    }
+    a.pose_bones(
+        &mut world.colliders,
+        &asset.skeleton.world_transforms(walk, 0.3),
+    )
+    .unwrap();
+    assert_eq!(shape(&world, &a).deformed_vertices(), first);
+    a.pose_rest(&mut world.colliders).unwrap();
+    let rest = reference_positions(&asset, &asset.skeleton.rest_world_transforms(), 1.0);
+    for (p, q) in shape(&world, &a).deformed_vertices().iter().zip(&rest) {
+        assert!((*p - *q).length() <= 1e-5 * (1.0 + q.length()));
+    }
+}
+
+#[test]
+fn ray_casts_equal_parry_trimesh_of_the_posed_vertices() {
+    let asset = fox();
+    let mut world = world();
+    let mut fox = SkinnedColliderBuilder::from_gltf(&asset)
+        .unwrap()
+        .scale(0.01)
+        .build(&mut world)
+        .unwrap();
+    let mut hits = 0;
+    for k in 0..6 {
+        fox.play(&mut world.colliders, "Run", k as f32 * 0.1)
+            .unwrap();
+        let mesh = shape(&world, &fox);
+        let vertices = mesh.deformed_vertices();
+        let trimesh = TriMesh::new(vertices.clone(), asset.mesh.triangles().to_vec()).unwrap();
+        for i in 0..40 {
+            for j in 0..40 {
+                let origin = Vec3::new(-0.5 + i as f32 / 39.0, 0.1 + 0.7 * j as f32 / 39.0, 2.0);
+                let ray = Ray::new(origin, Vec3::new(0.05, -0.02, -1.0).normalize());
+                let a = mesh.cast_local_ray(&ray, 10.0, true);
+                let b = trimesh.cast_local_ray(&ray, 10.0, true);
+                match (a, b) {
+                    (Some(a), Some(b)) => {
+                        assert!((a - b).abs() < 1e-4, "ray {i},{j}: {a} vs {b}");
+                        hits += 1;
+                    }
+                    (None, None) => {}
+                    other => panic!("ray {i},{j} frame {k}: {other:?}"),
+                }
+            }
+        }
+    }
+    assert!(hits > 500, "the rays should hit the Fox: {hits}");
+}
+
+#[test]
+fn self_collisions_equal_brute_force_over_a_clip() {
+    let asset = fox();
+    let mut world = world();
+    let mut fox = SkinnedColliderBuilder::from_gltf(&asset)
+        .unwrap()
+        .scale(0.01)
+        .self_collisions(CullingMode::Conservative)
+        .build(&mut world)
+        .unwrap();
+    let mut total = 0;
+    for k in 0..30 {
+        fox.play(&mut world.colliders, "Run", k as f32 / 30.0)
+            .unwrap();
+        let found = fox.find_self_collisions().unwrap().to_vec();
+        let positions = shape(&world, &fox).deformed_vertices();
+        let expected = self_collisions_brute_force(&asset.mesh, &positions).unwrap();
+        assert_eq!(found, expected, "frame {k}");
+        assert_eq!(fox.last_self_collisions(), expected.as_slice());
+        total += expected.len();
+    }
+    assert!(total > 0, "the running Fox self-collides somewhere");
+}
+
+#[test]
+fn balls_land_on_the_walking_fox_and_stay_above_ground() {
+    let asset = fox();
+    let mut world = world();
+    world.insert(
+        RigidBodyBuilder::fixed(),
+        ColliderBuilder::cuboid(5.0, 0.1, 5.0).translation(Vector::new(0.0, -0.1, 0.0)),
+    );
+    let mut fox = SkinnedColliderBuilder::from_gltf(&asset)
+        .unwrap()
+        .scale(0.01)
+        .build(&mut world)
+        .unwrap();
+    let balls: Vec<_> = (0..8)
+        .map(|k| {
+            world.insert(
+                RigidBodyBuilder::dynamic().translation(Vector::new(
+                    0.0,
+                    1.0 + 0.1 * k as f32,
+                    -0.4 + 0.1 * k as f32,
+                )),
+                ColliderBuilder::ball(0.05),
+            )
+        })
+        .collect();
+    let mut touched = vec![false; balls.len()];
+    for step in 0..120 {
+        fox.play(&mut world.colliders, "Walk", step as f32 / 60.0)
+            .unwrap();
+        world.step();
+        for pair in world.narrow_phase.contact_pairs_with(fox.collider()) {
+            if pair.has_any_active_contact() {
+                for (k, &(_, c)) in balls.iter().enumerate() {
+                    touched[k] |= pair.collider1 == c || pair.collider2 == c;
+                }
+            }
+        }
+    }
+    assert!(touched.iter().filter(|&&t| t).count() >= 4, "{touched:?}");
+    for &(b, _) in &balls {
+        let p = world.bodies[b].translation();
+        assert!(p.is_finite() && p.y > 0.0, "ball at {p:?}");
+    }
+}
+
+#[test]
+fn bad_input_is_a_typed_error() {
+    let asset = fox();
+    let mut world = world();
+    let mut fox = SkinnedColliderBuilder::from_gltf(&asset)
+        .unwrap()
+        .build(&mut world)
+        .unwrap();
+    assert!(matches!(
+        fox.play(&mut world.colliders, "Dance", 0.0),
+        Err(DeformError::UnknownName { what: "clip", .. })
+    ));
+    assert!(matches!(
+        fox.pose_clip(&mut world.colliders, 3, 0.0, ClipTime::Loop),
+        Err(DeformError::IndexOutOfRange {
+            what: "clip",
+            index: 3,
+            len: 3
+        })
+    ));
+    assert!(matches!(
+        fox.pose_clip(&mut world.colliders, 0, f32::NAN, ClipTime::Loop),
+        Err(DeformError::InvalidParameter { .. })
+    ));
+    assert!(matches!(
+        fox.pose_bones(&mut world.colliders, &[Affine::IDENTITY; 3]),
+        Err(DeformError::LengthMismatch { .. })
+    ));
+    let mut bones = asset.skeleton.rest_world_transforms();
+    bones[5].translation.x = f32::INFINITY;
+    let before = shape(&world, &fox).deformed_vertices();
+    assert!(matches!(
+        fox.pose_bones(&mut world.colliders, &bones),
+        Err(DeformError::NonFiniteTransform { governor: 5 })
+    ));
+    assert_eq!(
+        shape(&world, &fox).deformed_vertices(),
+        before,
+        "nothing changes on error"
+    );
+    assert!(matches!(
+        fox.find_self_collisions(),
+        Err(DeformError::NotAvailable { .. })
+    ));
+    assert!(matches!(
+        SkinnedColliderBuilder::from_gltf(&asset)
+            .unwrap()
+            .density(-1.0),
+        Err(DeformError::InvalidParameter {
+            name: "density",
+            ..
+        })
+    ));
+    for scale in [0.0, -1.0, f32::NAN] {
+        assert!(matches!(
+            SkinnedColliderBuilder::from_gltf(&asset)
+                .unwrap()
+                .scale(scale)
+                .build(&mut world),
+            Err(DeformError::InvalidParameter { .. })
+        ));
+    }
+    let gone = world.insert_body(RigidBodyBuilder::fixed());
+    world.remove_body(gone);
+    assert!(matches!(
+        SkinnedColliderBuilder::from_gltf(&asset)
+            .unwrap()
+            .attach_to(gone)
+            .build(&mut world),
+        Err(DeformError::UnknownHandle { .. })
+    ));
+    let (unskinned, _) = load_gltf(
+        asset_path("morph/SimpleMorph/SimpleMorph.gltf"),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    assert!(matches!(
+        SkinnedColliderBuilder::from_gltf(&unskinned),
+        Err(DeformError::NotAvailable { .. })
+    ));
+}

@@ -1,0 +1,532 @@
+//! [`SkinnedCollider`]: a skinned mesh as one Rapier collider that owns its skin, its BN-Tree and its handles, posed once per step from a clip or from the game's bones.
+
+use std::sync::Arc;
+
+use rapier3d::dynamics::{RigidBodyBuilder, RigidBodyHandle, RigidBodySet};
+use rapier3d::geometry::{ColliderBuilder, ColliderHandle, ColliderSet, SharedShape};
+use rapier3d::pipeline::PhysicsWorld;
+
+use crate::bn_tree::{
+    BnTree, BnTreeOptions, CullingMode, RefitPolicy, SelfCollisionQuery, SelfCollisionStats,
+};
+use crate::deformation::{Affine, GovernedDeformation, LinearBlendSkinning};
+use crate::error::{DeformError, Result};
+use crate::io::{AnimationClip, GltfAsset, Skeleton};
+use crate::math::{Mat3, Vec3};
+use crate::mesh::TriangleMesh;
+use crate::pipeline::pose_deformable_mesh;
+use crate::shape::DeformableMeshShape;
+
+/// The clips and hierarchy of a glTF skin, kept so the collider can be posed from a clip time.
+#[derive(Clone, Debug)]
+struct Rig {
+    skeleton: Skeleton,
+    clips: Vec<AnimationClip>,
+}
+
+/// The self-collision state of one collider: one reusable BN-Tree query and its last result.
+#[derive(Clone, Debug)]
+struct SelfCollisions {
+    mode: CullingMode,
+    query: SelfCollisionQuery,
+    pairs: Vec<[u32; 2]>,
+    stats: SelfCollisionStats,
+}
+
+/// How a clip time outside `[0, duration]` is mapped into it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ClipTime {
+    /// Wraps around: the clip plays in a loop.
+    #[default]
+    Loop,
+    /// Clamps to the first or last key frame.
+    Clamp,
+}
+
+/// Builds a [`SkinnedCollider`]: from a loaded glTF asset ([`Self::from_gltf`]) or from a mesh and
+/// a [`LinearBlendSkinning`] the game made itself ([`Self::new`]).
+///
+/// ```no_run
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use rapier3d_deform::prelude::*;
+///
+/// let mut world = PhysicsWorld::new();
+/// world.narrow_phase = DeformDispatcher::narrow_phase();
+/// let (fox, _report) = load_gltf("assets/skinned/Fox.glb", &LoadOptions::default())?;
+/// let mut fox = SkinnedColliderBuilder::from_gltf(&fox)?.scale(0.01).build(&mut world)?;
+/// fox.play(&mut world.colliders, "Walk", 0.5)?;
+/// world.step();
+/// # Ok(()) }
+/// ```
+///
+/// # Performance
+/// [`Self::build`] costs one BN-Tree build, O(T log T · i) for `T` triangles and `i` influences
+/// per vertex, plus O(T) for the rest-pose mass properties.
+#[derive(Clone, Debug)]
+pub struct SkinnedColliderBuilder {
+    mesh: TriangleMesh,
+    skin: LinearBlendSkinning,
+    rig: Option<Rig>,
+    root: Affine,
+    tree_options: BnTreeOptions,
+    self_collisions: Option<CullingMode>,
+    body: RigidBodyBuilder,
+    attach_to: Option<RigidBodyHandle>,
+    collider: ColliderBuilder,
+    density: f32,
+}
+
+impl SkinnedColliderBuilder {
+    /// A builder for `mesh` deformed by `skin` (its rest positions must be the mesh's vertices).
+    /// The collider starts in the bind pose.
+    ///
+    /// # Errors
+    /// [`DeformError::LengthMismatch`] when `skin` has not one rest position per mesh vertex.
+    ///
+    /// # Performance
+    /// O(1) (the mesh and skin are moved in).
+    pub fn new(mesh: TriangleMesh, skin: LinearBlendSkinning) -> Result<Self> {
+        if skin.rest_positions().len() != mesh.vertex_count() {
+            return Err(DeformError::LengthMismatch {
+                what: "skin rest positions",
+                expected: mesh.vertex_count(),
+                actual: skin.rest_positions().len(),
+            });
+        }
+        Ok(Self {
+            mesh,
+            skin,
+            rig: None,
+            root: Affine::IDENTITY,
+            tree_options: BnTreeOptions::COLLIDER,
+            self_collisions: None,
+            body: RigidBodyBuilder::kinematic_position_based(),
+            attach_to: None,
+            collider: ColliderBuilder::ball(1.0),
+            density: 1.0,
+        })
+    }
+
+    /// A builder for the skinned mesh of a loaded glTF asset, with its skeleton and clips, so the
+    /// collider can be posed with [`SkinnedCollider::play`]. The collider starts in the rest pose
+    /// of the skeleton (its nodes' own transforms, no clip applied).
+    ///
+    /// # Errors
+    /// [`DeformError::InvalidParameter`] when the loaded mesh has no skin.
+    ///
+    /// # Performance
+    /// O(vertices + nodes + keyframes): the mesh, skin and clips are cloned.
+    pub fn from_gltf(asset: &GltfAsset) -> Result<Self> {
+        let skin = asset
+            .skinning
+            .clone()
+            .ok_or(DeformError::NotAvailable {
+                what: "SkinnedColliderBuilder::from_gltf",
+                reason: "the loaded mesh has no skin (choose a skinned node with LoadOptions::mesh_node)",
+            })?;
+        let mut builder = Self::new(asset.mesh.clone(), skin)?;
+        builder.rig = Some(Rig {
+            skeleton: asset.skeleton.clone(),
+            clips: asset.clips.clone(),
+        });
+        Ok(builder)
+    }
+
+    /// Scales the model uniformly (glTF assets are often authored in centimetres: `0.01`).
+    /// Applied before the transform of [`Self::model_transform`].
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn scale(mut self, factor: f32) -> Self {
+        let s = Affine::new(Mat3::from_diagonal(Vec3::splat(factor)), Vec3::ZERO);
+        self.root = self.root.compose(&s);
+        self
+    }
+
+    /// Places the model in its body's frame (applied after the skin, before the body's pose):
+    /// e.g. a rotation that turns a Z-up model Y-up, or an offset that puts its feet at the
+    /// body's origin.
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn model_transform(mut self, transform: Affine) -> Self {
+        self.root = transform.compose(&self.root);
+        self
+    }
+
+    /// The BN-Tree options ([`BnTreeOptions::COLLIDER`] by default: leaves of 8 triangles, O(m)
+    /// data where it pays for per-step posing).
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn tree_options(mut self, options: BnTreeOptions) -> Self {
+        self.tree_options = options;
+        self
+    }
+
+    /// Finds the mesh's self-collisions with [`SkinnedCollider::find_self_collisions`], with
+    /// `mode` ([`CullingMode::Conservative`] finds every intersecting pair).
+    ///
+    /// # Performance
+    /// O(nodes + vertices) more memory for the query's state.
+    pub fn self_collisions(mut self, mode: CullingMode) -> Self {
+        self.self_collisions = Some(mode);
+        self
+    }
+
+    /// The rigid body [`Self::build`] inserts (default: kinematic, position based, at the
+    /// origin). Ignored with [`Self::attach_to`].
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn body(mut self, body: RigidBodyBuilder) -> Self {
+        self.body = body;
+        self
+    }
+
+    /// Attaches the collider to an existing body instead of inserting one.
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn attach_to(mut self, body: RigidBodyHandle) -> Self {
+        self.attach_to = Some(body);
+        self
+    }
+
+    /// Collider settings (friction, restitution, collision groups, active events…): the shape
+    /// and mass properties of `collider` are replaced by [`Self::build`].
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn collider(mut self, collider: ColliderBuilder) -> Self {
+        self.collider = collider;
+        self
+    }
+
+    /// The density of the collider's explicit mass properties (computed once from the rest
+    /// pose; a deforming collider keeps them, so Rapier does not recompute them every step).
+    ///
+    /// # Errors
+    /// [`DeformError::InvalidParameter`] for a non-positive or non-finite density.
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn density(mut self, density: f32) -> Result<Self> {
+        if !(density.is_finite() && density > 0.0) {
+            return Err(DeformError::InvalidParameter {
+                name: "density",
+                value: density,
+                reason: "must be positive and finite",
+            });
+        }
+        self.density = density;
+        Ok(self)
+    }
+
+    /// Builds the tree and shape and inserts the body and collider into `world`.
+    ///
+    /// # Errors
+    /// As [`Self::build_in`].
+    ///
+    /// # Performance
+    /// As [`SkinnedColliderBuilder`].
+    pub fn build(self, world: &mut PhysicsWorld) -> Result<SkinnedCollider> {
+        self.build_in(&mut world.bodies, &mut world.colliders)
+    }
+
+    /// Builds the tree and shape and inserts the body and collider into the given sets.
+    ///
+    /// # Errors
+    /// [`DeformError::UnknownHandle`] for an [`Self::attach_to`] body not in `bodies`;
+    /// [`DeformError::InvalidParameter`] for a model transform that is not finite or mirrors
+    /// (a scale that is not positive); what
+    /// [`BnTree::build_with`] rejects (degenerate weights, invalid options).
+    ///
+    /// # Performance
+    /// As [`SkinnedColliderBuilder`].
+    pub fn build_in(
+        self,
+        bodies: &mut RigidBodySet,
+        colliders: &mut ColliderSet,
+    ) -> Result<SkinnedCollider> {
+        let det = self.root.linear.determinant();
+        if !(self.root.is_finite() && det.is_finite() && det > 0.0) {
+            return Err(DeformError::InvalidParameter {
+                name: "model transform determinant (scale³ for a scale)",
+                value: det,
+                reason: "the model transform must be finite and keep orientation (determinant > 0)",
+            });
+        }
+        if let Some(body) = self.attach_to
+            && bodies.get(body).is_none()
+        {
+            return Err(DeformError::UnknownHandle {
+                what: "rigid body",
+                index: body.into_raw_parts().0,
+            });
+        }
+        let tree = Arc::new(BnTree::build_with(
+            &self.mesh,
+            self.skin.rest_positions(),
+            self.skin.weights(),
+            self.tree_options,
+        )?);
+        let mut character = SkinnedCollider {
+            tree: tree.clone(),
+            body: RigidBodyHandle::invalid(),
+            collider: ColliderHandle::invalid(),
+            skin: self.skin,
+            rig: self.rig,
+            root: self.root,
+            bones: Vec::new(),
+            self_collisions: self.self_collisions.map(|mode| SelfCollisions {
+                mode,
+                query: SelfCollisionQuery::new(&tree),
+                pairs: Vec::new(),
+                stats: SelfCollisionStats::default(),
+            }),
+        };
+        character.set_start_pose()?;
+        let shape = DeformableMeshShape::new(tree, character.skin.governors())?;
+        let unit = shape.unit_mass_properties();
+        let mass = rapier3d::parry::mass_properties::MassProperties::with_principal_inertia_frame(
+            unit.local_com,
+            unit.mass() * self.density,
+            unit.principal_inertia() * self.density,
+            unit.principal_inertia_local_frame,
+        );
+        let body = match self.attach_to {
+            Some(body) => body,
+            None => bodies.insert(self.body),
+        };
+        let mut collider = self.collider.mass_properties(mass);
+        collider.shape = SharedShape(Arc::new(shape));
+        let collider = collider.build();
+        character.body = body;
+        character.collider = colliders.insert_with_parent(collider, body, bodies);
+        Ok(character)
+    }
+}
+
+/// A skinned mesh in a Rapier world: one collider whose [`DeformableMeshShape`] follows the
+/// skin, posed once per step in O(bones), with its self-collisions on request.
+///
+/// Per step: pose it ([`Self::play`] from a clip, [`Self::pose_bones`] from the game's own bone
+/// transforms), step the world, then read [`Self::find_self_collisions`] if the game needs them.
+/// The collider must stay unique (do not clone it, its builder or its shape) so posing never
+/// deep-copies it (see [`crate::pipeline::pose_deformable_mesh`]).
+///
+/// # Performance
+/// Posing is O(bones + nodes of the skeleton); the narrow phase refits only the tree nodes that
+/// contact queries reach. Memory: the skin (O(vertices · influences)), the tree and the shape's
+/// caches (O(nodes + vertices)).
+#[derive(Debug)]
+pub struct SkinnedCollider {
+    tree: Arc<BnTree>,
+    body: RigidBodyHandle,
+    collider: ColliderHandle,
+    skin: LinearBlendSkinning,
+    rig: Option<Rig>,
+    root: Affine,
+    bones: Vec<Affine>,
+    self_collisions: Option<SelfCollisions>,
+}
+
+impl SkinnedCollider {
+    /// The rigid body carrying the collider.
+    pub fn body(&self) -> RigidBodyHandle {
+        self.body
+    }
+
+    /// The collider.
+    pub fn collider(&self) -> ColliderHandle {
+        self.collider
+    }
+
+    /// The skin (rest positions, weights, current skinning transforms).
+    pub fn skin(&self) -> &LinearBlendSkinning {
+        &self.skin
+    }
+
+    /// The names of the clips (unnamed clips are `None`), in file order; empty without a glTF rig.
+    pub fn clip_names(&self) -> impl Iterator<Item = Option<&str>> {
+        self.rig
+            .iter()
+            .flat_map(|r| r.clips.iter().map(AnimationClip::name))
+    }
+
+    /// The clip called `name`, if the collider was built from a glTF asset that has it.
+    pub fn clip(&self, name: &str) -> Option<&AnimationClip> {
+        self.rig
+            .as_ref()
+            .and_then(|r| r.clips.iter().find(|c| c.name() == Some(name)))
+    }
+
+    /// Poses the collider at time `t` (seconds) of the clip called `name`, looping.
+    ///
+    /// # Errors
+    /// [`DeformError::UnknownName`] without a clip of that name (or without a glTF rig); as
+    /// [`Self::pose_clip`].
+    ///
+    /// # Performance
+    /// O(bones + skeleton nodes + channels · log keyframes).
+    pub fn play(&mut self, colliders: &mut ColliderSet, name: &str, t: f32) -> Result<()> {
+        let index = self
+            .rig
+            .as_ref()
+            .and_then(|r| r.clips.iter().position(|c| c.name() == Some(name)))
+            .ok_or_else(|| DeformError::UnknownName {
+                what: "clip",
+                name: name.to_owned(),
+            })?;
+        self.pose_clip(colliders, index, t, ClipTime::Loop)
+    }
+
+    /// Poses the collider at time `t` (seconds) of clip number `clip` of its glTF rig.
+    ///
+    /// # Errors
+    /// [`DeformError::NotAvailable`] without a glTF rig; [`DeformError::IndexOutOfRange`] for
+    /// a clip index out of range; [`DeformError::InvalidParameter`] for a non-finite `t`; what
+    /// [`Self::pose_bones`] rejects.
+    ///
+    /// # Performance
+    /// As [`Self::play`].
+    pub fn pose_clip(
+        &mut self,
+        colliders: &mut ColliderSet,
+        clip: usize,
+        t: f32,
+        time: ClipTime,
+    ) -> Result<()> {
+        if !t.is_finite() {
+            return Err(DeformError::InvalidParameter {
+                name: "clip time",
+                value: t,
+                reason: "must be finite",
+            });
+        }
+        let rig = self.rig.as_ref().ok_or(DeformError::NotAvailable {
+            what: "SkinnedCollider::pose_clip",
+            reason: "the collider was not built from a glTF rig (SkinnedColliderBuilder::from_gltf)",
+        })?;
+        let clip = rig.clips.get(clip).ok_or(DeformError::IndexOutOfRange {
+            what: "clip",
+            index: clip,
+            len: rig.clips.len(),
+        })?;
+        let t = match time {
+            ClipTime::Loop => clip.looped_time(t),
+            ClipTime::Clamp => t.clamp(0.0, clip.duration()),
+        };
+        let bones = rig.skeleton.world_transforms(clip, t);
+        self.pose_bones(colliders, &bones)
+    }
+
+    /// Poses the collider in the rest pose of its glTF skeleton (the nodes' own transforms), or
+    /// in the bind pose without a rig.
+    ///
+    /// # Errors
+    /// As [`Self::pose_bones`].
+    ///
+    /// # Performance
+    /// O(bones + skeleton nodes).
+    pub fn pose_rest(&mut self, colliders: &mut ColliderSet) -> Result<()> {
+        self.set_start_pose()?;
+        self.write_pose(colliders)
+    }
+
+    /// Poses the collider from the world transforms of its bones in the model's space (one per
+    /// bone, in skin joint order): what a game's own animation system produces. The model
+    /// transform of the builder is applied on top.
+    ///
+    /// # Errors
+    /// [`DeformError::LengthMismatch`] for a wrong number of bones;
+    /// [`DeformError::NonFiniteTransform`] naming the first non-finite one;
+    /// [`DeformError::UnknownHandle`] when the collider was removed from `colliders`. Nothing
+    /// changes on error.
+    ///
+    /// # Performance
+    /// O(bones); no vertex is deformed.
+    pub fn pose_bones(&mut self, colliders: &mut ColliderSet, bones: &[Affine]) -> Result<()> {
+        self.bones.clear();
+        self.bones
+            .extend(bones.iter().map(|b| self.root.compose(b)));
+        self.skin.set_bone_transforms(&self.bones)?;
+        self.write_pose(colliders)
+    }
+
+    /// Finds the mesh's self-intersecting triangle pairs in its current pose (sorted `[t1, t2]`,
+    /// `t1 < t2`, mesh triangle indices). Call after posing (typically after the step).
+    ///
+    /// # Errors
+    /// [`DeformError::NotAvailable`] when the builder did not ask for self-collisions.
+    ///
+    /// # Performance
+    /// One BN-Tree self-collision query: proportional to the nodes it reaches; no allocation
+    /// after warm-up.
+    pub fn find_self_collisions(&mut self) -> Result<&[[u32; 2]]> {
+        let state = self
+            .self_collisions
+            .as_mut()
+            .ok_or(DeformError::NotAvailable {
+                what: "SkinnedCollider::find_self_collisions",
+                reason: "enable them with SkinnedColliderBuilder::self_collisions",
+            })?;
+        state.stats = state.query.run(
+            &self.tree,
+            self.skin.governors(),
+            RefitPolicy::OnDemand,
+            state.mode,
+            &mut state.pairs,
+        );
+        Ok(&state.pairs)
+    }
+
+    /// The pairs found by the last [`Self::find_self_collisions`] (empty before the first, or
+    /// without self-collisions).
+    pub fn last_self_collisions(&self) -> &[[u32; 2]] {
+        self.self_collisions
+            .as_ref()
+            .map_or(&[][..], |s| s.pairs.as_slice())
+    }
+
+    /// Counters and timings of the last [`Self::find_self_collisions`] (default values before
+    /// the first).
+    pub fn self_collision_stats(&self) -> Option<SelfCollisionStats> {
+        self.self_collisions.as_ref().map(|s| s.stats)
+    }
+
+    /// The collider's BN-Tree (shared with its shape).
+    pub fn tree(&self) -> &Arc<BnTree> {
+        &self.tree
+    }
+
+    fn set_start_pose(&mut self) -> Result<()> {
+        self.bones.clear();
+        match &self.rig {
+            Some(rig) => {
+                let rest = rig.skeleton.rest_world_transforms();
+                self.bones.extend(rest.iter().map(|b| self.root.compose(b)));
+                self.skin.set_bone_transforms(&self.bones)
+            }
+            None => {
+                self.bones.resize(self.skin.bone_count(), self.root);
+                self.skin.set_skinning_transforms(&self.bones)
+            }
+        }
+    }
+
+    fn write_pose(&mut self, colliders: &mut ColliderSet) -> Result<()> {
+        pose_deformable_mesh(colliders, self.collider, self.skin.governors())?;
+        Ok(())
+    }
+
+    /// The deformed collision vertices in the model's frame (scaled and transformed by the
+    /// builder's model transform), for drawing or debugging.
+    ///
+    /// # Performance
+    /// O(vertices · influences).
+    pub fn deformed_positions(&self, out: &mut Vec<Vec3>) {
+        self.skin.deform_into(out);
+    }
+}
