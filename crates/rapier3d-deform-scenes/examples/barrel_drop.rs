@@ -16,7 +16,7 @@ use rapier3d_deform_scenes::barrel::BarrelOptions;
 use rapier3d_deform_scenes::crash::{self, DT, build_barrel_drop, write_obj};
 use rapier3d_deform_scenes::render::{
     Camera, Canvas, Corner, Label, Legend, LegendEntry, MeshColours, Rgb, Shading, WrittenFiles,
-    dent_tint, frame_file_name,
+    clear_outputs, dent_tint, frame_file_name,
 };
 
 const BARRELS: usize = 15;
@@ -105,6 +105,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         100.0 * (1.0 - e1 / e0),
         started.elapsed().as_secs_f64()
     );
+    // The folder holds exactly this run's files.
+    clear_outputs(OUT, &["png", "obj"])?;
     let mut written = WrittenFiles::new();
     let triangles = asset.render().ok_or("no render mesh")?.mesh().triangles();
     render(&frames, triangles, steps, seed, &mut written)?;
@@ -178,7 +180,12 @@ fn render(
         0.75,
         w as f32 / h as f32,
         0.1,
-        (Canvas::header_height(w, true) + 30.0) / h as f32,
+        [
+            (Canvas::header_height(w, true) + 30.0) / h as f32,
+            0.0,
+            0.0,
+            0.0,
+        ],
     )?;
     // Ground (tiled so that it clips near the camera) and the dock.
     let (mut ground, mut tris) = (Vec::new(), Vec::new());
@@ -265,7 +272,9 @@ fn render(
             .barrels
             .iter()
             .enumerate()
-            .map(|(i, (p, _))| Label::above(p, format!("b{i}")).with_swatch(PAINTS[i % PAINTS.len()]))
+            .map(|(i, (p, _))| {
+                Label::above(p, format!("b{i}")).with_swatch(PAINTS[i % PAINTS.len()])
+            })
             .collect();
         canvas.draw_labels(&camera, &labels);
         let path = format!("{OUT}/{}", frame_file_name("drop", k, frame.t));

@@ -5,7 +5,7 @@
 //! `out/car_crash/`:
 //!
 //! * `overview_<k>_t<t>s.png`: the whole scene at 0, 0.85, 1.0, 1.25 and 2.5 s, one camera;
-//! * `site<s>_<k>_t<t>s.png`: each of the four crash sites at 0.85, 1.0, 1.25 and 2.5 s, one
+//! * `site<s>_<k>_t<t>s.png`: each of the four crash sites at 0.85, 0.95, 1.05 and 1.25 s, one
 //!   camera per site;
 //! * `dents_t2.500s.png`: every car alone, seen from its most dented side;
 //! * `car<i>.obj`, `barrel<i>.obj`: the final deformed render meshes.
@@ -27,15 +27,17 @@ use rapier3d_deform_scenes::crash::{
     self, CarCollider, CrashOptions, CrashScene, DT, SceneBody, build_crash, write_obj,
 };
 use rapier3d_deform_scenes::render::{
-    Camera, Canvas, Corner, Label, Legend, LegendEntry, MeshColours, Rgb, Shading,
-    WrittenFiles, dent_tint, frame_file_name,
+    Camera, Canvas, Corner, Label, Legend, LegendEntry, MeshColours, Rgb, Shading, WrittenFiles,
+    clear_outputs, dent_tint, frame_file_name,
 };
 
 const SECONDS: f32 = 2.5;
 /// Times of the overview sequence.
 const SNAPSHOTS: [f32; 5] = [0.0, 0.85, 1.0, 1.25, SECONDS];
-/// Times of the close-up sequences of each crash site (just before the impacts, during, after).
-const SITE_TIMES: [f32; 4] = [0.85, 1.0, 1.25, SECONDS];
+/// Times of the close-up sequences of each crash site: just before the impacts, during, and
+/// shortly after (later, the T-boned cars slide out of a close-up; the overview and the dent
+/// gallery show the end).
+const SITE_TIMES: [f32; 4] = [0.85, 0.95, 1.05, 1.25];
 const OUT: &str = "out/car_crash";
 const SKY: Rgb = Rgb::new(0.784, 0.843, 0.922);
 const GROUND: Rgb = Rgb::new(0.588, 0.588, 0.549);
@@ -76,12 +78,14 @@ struct Shot {
 }
 
 impl Shot {
-    fn name(&self) -> String {
-        format!("{} {}", if self.is_car { "car" } else { "barrel" }, self.id)
-    }
-
-    fn label(&self) -> Label {
-        Label::above(&self.positions, self.name()).with_swatch(paint(self.is_car, self.id))
+    /// "car 3", "barrel 5", or "b5" when `short` (the overview has many small barrels).
+    fn label(&self, short: bool) -> Label {
+        let name = match (self.is_car, short) {
+            (true, _) => format!("car {}", self.id),
+            (false, false) => format!("barrel {}", self.id),
+            (false, true) => format!("b{}", self.id),
+        };
+        Label::above(&self.positions, name).with_swatch(paint(self.is_car, self.id))
     }
 }
 
@@ -187,6 +191,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     // Pictures, each sequence with one camera.
+    // The folder holds exactly this run's files.
+    clear_outputs(OUT, &["png", "obj"])?;
     let mut written = WrittenFiles::new();
     render_overview(&pictures, &mut written)?;
     for site in 0..crash::CRASH_SITES.len() {
@@ -262,7 +268,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let triangles = scene.world_render_mesh(body, &car, &mut positions)?;
         let path = format!("{OUT}/car{i}.obj");
         write_obj(&path, &positions, &triangles)?;
-        written.record(path, format!("car {i}: final deformed render mesh (world frame)"));
+        written.record(
+            path,
+            format!("car {i}: final deformed render mesh (world frame)"),
+        );
     }
     let barrels = scene.barrels.clone();
     for (i, body) in barrels.iter().enumerate() {
@@ -358,10 +367,13 @@ fn bounds<'a>(points: impl IntoIterator<Item = &'a Vec3>) -> (Vec3, Vec3) {
         .fold((Vec3::MAX, Vec3::MIN), |(a, b), p| (a.min(*p), b.max(*p)))
 }
 
-/// The part of a `w × h` picture's height that its header band (with a subtitle) covers, plus
-/// a little more for the labels of the bodies nearest the top.
-fn header_fraction(w: usize, h: usize) -> f32 {
-    (Canvas::header_height(w, true) + 30.0) / h as f32
+/// The insets of a `w × h` picture that the camera keeps clear: the header band (with a
+/// subtitle) and a little more for the labels of the bodies nearest the top; the strip of the
+/// legend at the bottom.
+fn insets(w: usize, h: usize) -> [f32; 4] {
+    let top = (Canvas::header_height(w, true) + 30.0) / h as f32;
+    let bottom = (Canvas::legend_size(w, &legend()).1 + 20.0) / h as f32;
+    [top, 0.0, bottom, 0.0]
 }
 
 fn stamp(pictures: &Pictures, frame: &Frame) -> String {
@@ -383,13 +395,10 @@ fn legend() -> Legend {
             BARREL_DENT_SCALE,
             "barrel: paint → red by plastic displacement",
         ))
-        .with(LegendEntry::swatch(
-            GROUND,
-            "ground (grid lines every 4 m)",
-        ))
+        .with(LegendEntry::swatch(GROUND, "ground (grid lines every 4 m)"))
         .with(LegendEntry::swatch(
             LEGEND_PAINT,
-            "paint of each body: swatch in its label",
+            "body paint: the swatch in each label",
         ))
 }
 
@@ -423,7 +432,7 @@ fn draw_frame(
         MeshColours::Uniform(GROUND),
         Shading::Flat,
     )?;
-    let line = Rgb::from_u8(128, 128, 120);
+    let line = Rgb::from_u8(90, 90, 84);
     for k in -25..=25 {
         let x = tile * k as f32;
         canvas.draw_line3(
@@ -471,14 +480,14 @@ fn render_overview(
         .flat_map(|f| &f.shots)
         .flat_map(|s| s.positions.iter().copied())
         .collect();
-    // Below the header band, with room around for the labels.
+    // Below the header band, clear of the legend, with room around for the labels.
     let camera = Camera::fit_points(
         &points,
         Vec3::new(0.3, -0.8, -0.55),
         0.6,
         w as f32 / h as f32,
         0.1,
-        header_fraction(w, h),
+        insets(w, h),
     )?;
     for (k, frame) in frames.iter().enumerate() {
         let mut canvas = Canvas::new(w, h, SKY)?;
@@ -486,13 +495,13 @@ fn render_overview(
         canvas.draw_header(
             "car_crash: overview",
             &format!(
-                "8 cars at 35 m/s into 4 crash sites, 10 barrels in car 0's lane; sphere-proxy plastic colliders, seed {}",
+                "8 cars at 35 m/s into 4 crash sites, 10 barrels (b0–b9) in car 0's lane; sphere-proxy plastic colliders, seed {}",
                 pictures.seed
             ),
             &stamp(pictures, frame),
         );
         canvas.draw_legend(&legend(), Corner::BottomLeft);
-        let labels: Vec<Label> = frame.shots.iter().map(Shot::label).collect();
+        let labels: Vec<Label> = frame.shots.iter().map(|s| s.label(true)).collect();
         canvas.draw_labels(&camera, &labels);
         let path = format!("{OUT}/{}", frame_file_name("overview", k, frame.t));
         written.save_png(
@@ -514,7 +523,7 @@ fn render_site(
     site: usize,
     written: &mut WrittenFiles,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let (w, h) = (1200, 800);
+    let (w, h) = (1200, 900);
     let pair = [2 * site, 2 * site + 1];
     let frames: Vec<&Frame> = SITE_TIMES.iter().map(|&t| frame_at(pictures, t)).collect();
     let in_pair = |s: &&Shot| s.is_car && pair.contains(&s.id);
@@ -528,8 +537,8 @@ fn render_site(
         Vec3::new(-0.45, -0.55, -0.7),
         0.55,
         w as f32 / h as f32,
-        0.2,
-        header_fraction(w, h),
+        0.15,
+        insets(w, h),
     )?;
     let kind = [
         "head-on",
@@ -549,7 +558,7 @@ fn render_site(
             &stamp(pictures, frame),
         );
         canvas.draw_legend(&legend(), Corner::BottomLeft);
-        let labels: Vec<Label> = frame.shots.iter().map(Shot::label).collect();
+        let labels: Vec<Label> = frame.shots.iter().map(|s| s.label(false)).collect();
         canvas.draw_labels(&camera, &labels);
         let path = format!(
             "{OUT}/{}",
@@ -575,7 +584,14 @@ fn render_dent_gallery(
 ) -> Result<(), Box<dyn std::error::Error>> {
     let (w, h) = (480, 340);
     let band = Canvas::header_height(4 * w, true).ceil() as usize;
-    let mut gallery = Canvas::new(4 * w, band + 2 * h, Rgb::WHITE)?;
+    let legend = Legend::new("colours").with(LegendEntry::dent_ramp(
+        LEGEND_PAINT,
+        CAR_DENT_SCALE,
+        "paint → red by plastic displacement",
+    ));
+    // A strip below the panels for the legend.
+    let footer = Canvas::legend_size(4 * w, &legend).1.ceil() as usize + 24;
+    let mut gallery = Canvas::new(4 * w, band + 2 * h + footer, Rgb::WHITE)?;
     let last = pictures.frames.last().ok_or("no frame captured")?;
     let cars = scene.cars.clone();
     for (i, body) in cars.iter().enumerate() {
@@ -611,7 +627,7 @@ fn render_dent_gallery(
             0.6,
             w as f32 / h as f32,
             0.15,
-            header_fraction(w, h),
+            [Canvas::header_height(w, false) / h as f32, 0.0, 0.0, 0.0],
         )?;
         let mut canvas = Canvas::new(w, h, Rgb::from_u8(235, 238, 242))?;
         let colours: Vec<Rgb> = positions
@@ -639,14 +655,7 @@ fn render_dent_gallery(
         "each car alone in its body frame, seen from its most dented side; paint → red by plastic displacement",
         &stamp(pictures, last),
     );
-    gallery.draw_legend(
-        &Legend::new("colours").with(LegendEntry::dent_ramp(
-            LEGEND_PAINT,
-            CAR_DENT_SCALE,
-            "plastic displacement",
-        )),
-        Corner::BottomRight,
-    );
+    gallery.draw_legend(&legend, Corner::BottomRight);
     let path = format!("{OUT}/dents_t{:.3}s.png", last.t);
     written.save_png(
         &gallery,

@@ -21,7 +21,7 @@ use rapier3d_deform::math::Vec3;
 use rapier3d_deform_scenes::cat::{Cat, CatResolution, Gait};
 use rapier3d_deform_scenes::render::{
     Camera, Canvas, Corner, Legend, LegendEntry, MeshColours, Rgb, SELF_COLLISION_COLOUR, Shading,
-    WrittenFiles, frame_file_name,
+    WrittenFiles, clear_outputs, frame_file_name,
 };
 
 const FRAMES: usize = 6;
@@ -84,6 +84,19 @@ struct Frame {
     positions: Vec<Vec3>,
     pairs: usize,
     colliding: Vec<u32>,
+}
+
+/// `244480` → `"244,480"`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 fn gait_name(gait: Gait) -> &'static str {
@@ -187,25 +200,35 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .iter()
         .flat_map(|f| f.positions.iter().copied())
         .collect();
-    // Below the header band, clear of the legend in the bottom right corner.
-    let camera = Camera::fit_points(
-        &points,
-        Vec3::new(-0.5, -0.25, -1.3),
-        0.6,
-        SIDE.0 as f32 / SIDE.1 as f32,
-        0.12,
-        Canvas::header_height(SIDE.0, true) / SIDE.1 as f32,
-    )?;
     let legend = Legend::new("colours")
         .with(LegendEntry::swatch(
             SELF_COLLISION_COLOUR,
             "self-colliding triangle (BN-Tree)",
         ))
-        .with(LegendEntry::swatch(coat(Vec3::new(0.0, 0.25, 0.0)), "fur (no data)"))
+        .with(LegendEntry::swatch(
+            coat(Vec3::new(0.0, 0.25, 0.0)),
+            "fur pattern (no data)",
+        ))
         .with(LegendEntry::swatch(GROUND, "ground"));
+    // Below the header band, above the strip of the legend.
+    let camera = Camera::fit_points(
+        &points,
+        Vec3::new(-0.5, -0.25, -1.3),
+        0.6,
+        SIDE.0 as f32 / SIDE.1 as f32,
+        0.08,
+        [
+            Canvas::header_height(SIDE.0, true) / SIDE.1 as f32,
+            0.0,
+            (Canvas::legend_size(SIDE.0, &legend).1 + 12.0) / SIDE.1 as f32,
+            0.0,
+        ],
+    )?;
 
     let band = Canvas::header_height(SIDE.0 * 3, true).ceil() as usize;
     let mut sheet = Canvas::new(SIDE.0 * 3, band + SIDE.1 * 4, Rgb::WHITE)?;
+    // The folder holds exactly this run's files.
+    clear_outputs(OUT, &["png", "obj"])?;
     let mut written = WrittenFiles::new();
     for (row, gait) in Gait::ALL.into_iter().enumerate() {
         let name = gait_name(gait);
@@ -222,7 +245,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 &format!("cat_walk: {name}"),
                 &format!(
                     "{} triangles, {} self-colliding pairs",
-                    triangles.len(),
+                    thousands(triangles.len()),
                     frame.pairs
                 ),
                 &format!("t = {:.2} s · frame {}/{FRAMES}", frame.t, frame.index + 1),
@@ -246,7 +269,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "cat_walk: contact sheet",
         &format!(
             "{} triangles; walk (top two rows) and run-and-jump (bottom two rows), one camera",
-            triangles.len()
+            thousands(triangles.len())
         ),
         "gait time in each panel",
     );

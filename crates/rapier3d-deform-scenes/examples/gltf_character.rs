@@ -22,7 +22,7 @@ use rapier3d_deform::io::{LoadOptions, load_gltf};
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform_scenes::render::{
     Camera, Canvas, Corner, Label, Legend, LegendEntry, MeshColours, Rgb, SELF_COLLISION_COLOUR,
-    Shading, WrittenFiles, frame_file_name,
+    Shading, WrittenFiles, clear_outputs, frame_file_name,
 };
 
 const FPS: f32 = 30.0;
@@ -156,19 +156,14 @@ fn main() -> Result<(), Box<dyn Error>> {
         })
         .collect::<rapier3d_deform::Result<Vec<_>>>()?;
     let (w, h) = (900, 640);
-    let points: Vec<Vec3> = shots.iter().flat_map(|(_, p, _)| p.iter().copied()).collect();
-    // Below the header band and the label above the character.
-    let camera = Camera::fit_points(
-        &points,
-        Vec3::new(-1.0, -0.35, -0.8),
-        0.6,
-        w as f32 / h as f32,
-        0.15,
-        (Canvas::header_height(w, true) + 40.0) / h as f32,
-    )?;
-    let name = std::path::Path::new(&path)
-        .file_stem()
-        .map_or_else(|| "character".to_owned(), |s| s.to_string_lossy().into_owned());
+    let points: Vec<Vec3> = shots
+        .iter()
+        .flat_map(|(_, p, _)| p.iter().copied())
+        .collect();
+    let name = std::path::Path::new(&path).file_stem().map_or_else(
+        || "character".to_owned(),
+        |s| s.to_string_lossy().into_owned(),
+    );
     let clip_label = clip.name().unwrap_or("clip").to_owned();
     let legend = Legend::new("colours")
         .with(LegendEntry::swatch(SKIN, "skin (welded collision mesh)"))
@@ -176,6 +171,22 @@ fn main() -> Result<(), Box<dyn Error>> {
             SELF_COLLISION_COLOUR,
             "self-colliding triangle (BN-Tree, conservative)",
         ));
+    // Below the header band and the label above the character, above the legend's strip.
+    let camera = Camera::fit_points(
+        &points,
+        Vec3::new(-1.0, -0.35, -0.8),
+        0.6,
+        w as f32 / h as f32,
+        0.1,
+        [
+            (Canvas::header_height(w, true) + 40.0) / h as f32,
+            0.0,
+            (Canvas::legend_size(w, &legend).1 + 16.0) / h as f32,
+            0.0,
+        ],
+    )?;
+    // The folder holds exactly this run's files.
+    clear_outputs(OUT, &["png", "obj"])?;
     let mut written = WrittenFiles::new();
     for (k, (t, p, governors)) in shots.iter().enumerate() {
         let _ = query.run(

@@ -64,6 +64,37 @@ pub fn frame_file_name(sequence: &str, index: usize, t: f32) -> String {
     format!("{sequence}_{index:03}_t{t:.3}s.png")
 }
 
+/// Removes the files directly in `dir` whose extension is one of `extensions` (a previous run's
+/// pictures), so that the folder then holds exactly what the run writes; creates `dir` if
+/// missing. Returns how many files were removed.
+///
+/// # Errors
+/// [`DeformError::FileWrite`] naming the folder or file that could not be created or removed.
+///
+/// # Performance
+/// O(entries in `dir`).
+pub fn clear_outputs(dir: impl AsRef<Path>, extensions: &[&str]) -> Result<usize> {
+    let dir = dir.as_ref();
+    let fail = |path: &Path, e: std::io::Error| DeformError::FileWrite {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    };
+    std::fs::create_dir_all(dir).map_err(|e| fail(dir, e))?;
+    let mut removed = 0;
+    for entry in std::fs::read_dir(dir).map_err(|e| fail(dir, e))? {
+        let path = entry.map_err(|e| fail(dir, e))?.path();
+        let matches = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| extensions.contains(&e));
+        if matches && path.is_file() {
+            std::fs::remove_file(&path).map_err(|e| fail(&path, e))?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
 /// The files an example wrote, with a line saying what each shows, printed at the end of a run.
 ///
 /// # Performance
@@ -352,13 +383,15 @@ impl Camera {
                 if i & 4 == 0 { mins.z } else { maxs.z },
             )
         });
-        Self::fit_points(&corners, direction, fov_y, aspect, margin, 0.0)
+        Self::fit_points(&corners, direction, fov_y, aspect, margin, [0.0; 4])
     }
 
     /// The closest camera looking along `direction` (world up `+Y`, as [`Camera::look_at`]) that
-    /// sees every point of `points` in an image of `aspect` = width / height, centred in it with
-    /// `margin` (a fraction of the half-size, e.g. 0.05) to spare on each side, below a band of
-    /// `top` (a fraction of the image height, e.g. for a title) that stays clear.
+    /// sees every point of `points` in an image of `aspect` = width / height, centred with
+    /// `margin` (a fraction of the half-size, e.g. 0.05) to spare on each side in the window
+    /// left free by `insets`: the fractions of the image height (top, bottom) and width (right,
+    /// left) kept clear for overlays such as a title band or a legend, `[top, right, bottom,
+    /// left]`.
     ///
     /// Exact: each side of the view frustum touches the extreme point in its direction (one
     /// support query per side), so one camera computed from every frame of a sequence frames
@@ -366,8 +399,8 @@ impl Camera {
     ///
     /// # Errors
     /// [`DeformError::InvalidParameter`] for no points, a zero `direction`, a `fov_y` outside
-    /// `(0, π)` or a non-positive aspect; [`DeformError::NonFinitePosition`] for a non-finite
-    /// point.
+    /// `(0, π)`, a non-positive aspect or insets that leave no window;
+    /// [`DeformError::NonFinitePosition`] for a non-finite point.
     ///
     /// # Performance
     /// O(points).
@@ -377,13 +410,21 @@ impl Camera {
         fov_y: f32,
         aspect: f32,
         margin: f32,
-        top: f32,
+        insets: [f32; 4],
     ) -> Result<Self> {
         if !(aspect.is_finite() && aspect > 0.0) {
             return Err(DeformError::InvalidParameter {
                 name: "aspect",
                 value: aspect,
                 reason: "the aspect ratio must be finite and positive",
+            });
+        }
+        let [top, right_inset, bottom, left_inset] = insets.map(|f| f.max(0.0));
+        if !(top + bottom < 0.95 && right_inset + left_inset < 0.95) {
+            return Err(DeformError::InvalidParameter {
+                name: "insets",
+                value: (top + bottom).max(right_inset + left_inset),
+                reason: "the insets must leave a window (each pair below 0.95 of the side)",
             });
         }
         if points.is_empty() {
@@ -407,21 +448,31 @@ impl Camera {
         let (right, up, fwd) = (probe.right, probe.up, probe.forward);
         let t = probe.tan_half_fov;
         let shrink = 1.0 / (1.0 + margin.max(0.0));
-        let top = if top.is_finite() { top.clamp(0.0, 0.9) } else { 0.0 };
-        // The window in tangent space: x in ±a, y in y_mid ± y_half.
-        let a = t * aspect * shrink;
-        let (y_mid, y_half) = (-t * top, t * (1.0 - top) * shrink);
-        let (y_lo, y_hi) = (y_mid - y_half, y_mid + y_half);
+        // The window in tangent space (view x / z, y / z), shrunk about its middle by the margin.
+        let window = |lo: f32, hi: f32| {
+            let (mid, half) = (0.5 * (lo + hi), 0.5 * (hi - lo) * shrink);
+            (mid - half, mid + half)
+        };
+        let (x_lo, x_hi) = window(
+            t * aspect * (-1.0 + 2.0 * left_inset),
+            t * aspect * (1.0 - 2.0 * right_inset),
+        );
+        let (y_lo, y_hi) = window(t * (-1.0 + 2.0 * bottom), t * (1.0 - 2.0 * top));
         // Side planes through the eye, normals pointing out: the eye `e` must satisfy
         // e · n ≥ max_p p · n for each.
-        let normals = [right - fwd * a, -right - fwd * a, up - fwd * y_hi, -up + fwd * y_lo];
+        let normals = [
+            right - fwd * x_hi,
+            -right + fwd * x_lo,
+            up - fwd * y_hi,
+            -up + fwd * y_lo,
+        ];
         let support = normals.map(|n| points.iter().map(|p| p.dot(n)).fold(f32::MIN, f32::max));
         let [s_right, s_left, s_top, s_bottom] = support;
-        // e = x right + y up + z fwd: the x pair bounds z by −(s_r + s_l) / 2a, the y pair by
-        // −(s_t + s_b) / (y_hi − y_lo); the farther back of the two, then centred.
-        let z = (-(s_right + s_left) / (2.0 * a)).min(-(s_top + s_bottom) / (y_hi - y_lo));
-        let x = 0.5 * (s_right - s_left);
-        let y = 0.5 * ((s_top + y_hi * z) + (-s_bottom + y_lo * z));
+        // e = x right + y up + z fwd: the x pair bounds z by −(s_r + s_l) / (x_hi − x_lo), the
+        // y pair by −(s_t + s_b) / (y_hi − y_lo); the farther back of the two, then centred.
+        let z = (-(s_right + s_left) / (x_hi - x_lo)).min(-(s_top + s_bottom) / (y_hi - y_lo));
+        let x = 0.5 * ((s_right + x_hi * z) + (x_lo * z - s_left));
+        let y = 0.5 * ((s_top + y_hi * z) + (y_lo * z - s_bottom));
         let eye = right * x + up * y + fwd * z;
         let depth = points
             .iter()
@@ -835,13 +886,38 @@ impl Canvas {
             camera.view_to_screen(va, self.width, self.height),
             camera.view_to_screen(vb, self.width, self.height),
         );
-        let steps = (sb.0 - sa.0).abs().max((sb.1 - sa.1).abs()).ceil();
-        // Cap the work for lines reaching far outside the image.
-        let steps = steps.clamp(1.0, 4.0 * (self.width + self.height) as f32) as usize;
+        // Clip the screen segment to the image (Liang–Barsky), so that a line reaching far
+        // outside is still drawn without gaps inside it.
+        let (dx, dy) = (sb.0 - sa.0, sb.1 - sa.1);
+        let (mut t0, mut t1) = (0.0f32, 1.0f32);
+        for (p, q) in [
+            (-dx, sa.0),
+            (dx, self.width as f32 - sa.0),
+            (-dy, sa.1),
+            (dy, self.height as f32 - sa.1),
+        ] {
+            if p == 0.0 {
+                if q < 0.0 {
+                    return Ok(());
+                }
+            } else {
+                let r = q / p;
+                if p < 0.0 {
+                    t0 = t0.max(r);
+                } else {
+                    t1 = t1.min(r);
+                }
+            }
+        }
+        if t0 > t1 || !(t0.is_finite() && t1.is_finite()) {
+            return Ok(());
+        }
+        let steps = ((dx.abs().max(dy.abs()) * (t1 - t0)).ceil())
+            .clamp(1.0, 4.0 * (self.width + self.height) as f32) as usize;
         let rgb = colour.to_u8();
         for k in 0..=steps {
-            let t = k as f32 / steps as f32;
-            let (x, y) = (sa.0 + (sb.0 - sa.0) * t, sa.1 + (sb.1 - sa.1) * t);
+            let t = t0 + (t1 - t0) * k as f32 / steps as f32;
+            let (x, y) = (sa.0 + dx * t, sa.1 + dy * t);
             if x < 0.0 || y < 0.0 || x >= self.width as f32 || y >= self.height as f32 {
                 continue;
             }
@@ -1200,6 +1276,23 @@ mod tests {
             Rgb::RED.to_u8(),
             "visible beside it"
         );
+        // A line reaching thousands of pixels beyond both sides is drawn without gaps.
+        let mut canvas = Canvas::new(60, 60, BG).unwrap();
+        let far = Vec3::new(0.0, -0.6, -1.0);
+        canvas
+            .draw_line3(
+                &cam,
+                far + Vec3::X * -500.0,
+                far + Vec3::X * 500.0,
+                Rgb::BLUE,
+            )
+            .unwrap();
+        let (_, y, _) = cam.project(far, 60, 60).unwrap();
+        let row = y as usize;
+        assert!(
+            (0..60).all(|x| canvas.pixel(x, row) == Some(Rgb::BLUE.to_u8())),
+            "a gap in the long line"
+        );
         // A box drawn around everything shows its front edges.
         canvas
             .draw_aabb(&cam, Vec3::splat(-0.5), Vec3::splat(0.5), Rgb::BLACK)
@@ -1225,8 +1318,15 @@ mod tests {
         let (lo, hi) = (Vec3::new(-30.0, 0.0, -50.0), Vec3::new(30.0, 2.0, 50.0));
         let (w, h) = (1600, 900);
         let margin = 0.05;
-        let cam = Camera::fit_box(lo, hi, Vec3::new(0.3, -0.75, -0.6), 0.6, 1600.0 / 900.0, margin)
-            .unwrap();
+        let cam = Camera::fit_box(
+            lo,
+            hi,
+            Vec3::new(0.3, -0.75, -0.6),
+            0.6,
+            1600.0 / 900.0,
+            margin,
+        )
+        .unwrap();
         let mut extent: f32 = 0.0;
         for i in 0..8 {
             let c = Vec3::new(
@@ -1235,7 +1335,10 @@ mod tests {
                 if i & 4 == 0 { lo.z } else { hi.z },
             );
             let (x, y, _) = cam.project(c, w, h).unwrap();
-            assert!(x >= 0.0 && x <= w as f32 && y >= 0.0 && y <= h as f32, "{x} {y}");
+            assert!(
+                x >= 0.0 && x <= w as f32 && y >= 0.0 && y <= h as f32,
+                "{x} {y}"
+            );
             extent = extent
                 .max((x - 0.5 * w as f32).abs() / (0.5 * w as f32))
                 .max((y - 0.5 * h as f32).abs() / (0.5 * h as f32));
@@ -1262,27 +1365,41 @@ mod tests {
             })
             .collect();
         let (w, h) = (1200, 800);
-        let (margin, top) = (0.1, 0.125);
-        let cam = Camera::fit_points(&points, Vec3::new(-0.4, -0.5, -0.7), 0.55, 1.5, margin, top)
-            .unwrap();
+        let (margin, top, left) = (0.1, 0.125, 0.2);
+        let cam = Camera::fit_points(
+            &points,
+            Vec3::new(-0.4, -0.5, -0.7),
+            0.55,
+            1.5,
+            margin,
+            [top, 0.0, 0.0, left],
+        )
+        .unwrap();
         let (mut x0, mut x1, mut y0, mut y1) = (f32::MAX, f32::MIN, f32::MAX, f32::MIN);
         for p in &points {
             let (x, y, _) = cam.project(*p, w, h).unwrap();
             (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
         }
-        // Inside the window below the band, and centred in it along both axes.
-        let band = top * h as f32;
-        assert!(x0 >= 0.0 && x1 <= w as f32 && y0 >= band && y1 <= h as f32);
-        assert!((0.5 * (x0 + x1) - 0.5 * w as f32).abs() < 1.0, "{x0} {x1}");
-        assert!((0.5 * (y0 + y1) - 0.5 * (band + h as f32)).abs() < 1.0, "{y0} {y1}");
+        // Inside the window below the band and right of the left strip, centred in it.
+        let (band, strip) = (top * h as f32, left * w as f32);
+        assert!(x0 >= strip && x1 <= w as f32 && y0 >= band && y1 <= h as f32);
+        assert!(
+            (0.5 * (x0 + x1) - 0.5 * (strip + w as f32)).abs() < 1.0,
+            "{x0} {x1}"
+        );
+        assert!(
+            (0.5 * (y0 + y1) - 0.5 * (band + h as f32)).abs() < 1.0,
+            "{y0} {y1}"
+        );
         // Tight along one axis: the extent fills the window up to the margin.
-        let fill_x = (x1 - x0) / w as f32;
+        let fill_x = (x1 - x0) / (w as f32 - strip);
         let fill_y = (y1 - y0) / (h as f32 - band);
         assert!(
             (fill_x.max(fill_y) - 1.0 / (1.0 + margin)).abs() < 1e-3,
             "{fill_x} {fill_y}"
         );
-        assert!(Camera::fit_points(&[], Vec3::X, 0.6, 1.0, 0.0, 0.0).is_err());
+        assert!(Camera::fit_points(&[], Vec3::X, 0.6, 1.0, 0.0, [0.0; 4]).is_err());
+        assert!(Camera::fit_points(&points, Vec3::X, 0.6, 1.0, 0.0, [0.5, 0.0, 0.5, 0.0]).is_err());
     }
 
     #[test]
@@ -1311,8 +1428,9 @@ mod tests {
     }
 
     #[test]
-    fn written_files_are_saved_and_recorded() {
-        let dir = std::env::temp_dir().join(format!("rapier3d_deform_written_{}", std::process::id()));
+    fn written_files_are_saved_and_recorded_and_cleared_on_the_next_run() {
+        let dir =
+            std::env::temp_dir().join(format!("rapier3d_deform_written_{}", std::process::id()));
         let path = dir.join("a.png");
         let mut written = WrittenFiles::new();
         written
@@ -1320,6 +1438,9 @@ mod tests {
             .unwrap();
         assert!(path.exists());
         assert_eq!(written.files(), &[(path.clone(), "a picture".to_string())]);
+        std::fs::write(dir.join("keep.txt"), "x").unwrap();
+        assert_eq!(clear_outputs(&dir, &["png", "obj"]).unwrap(), 1);
+        assert!(!path.exists() && dir.join("keep.txt").exists());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

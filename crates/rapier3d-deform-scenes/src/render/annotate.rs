@@ -170,7 +170,11 @@ impl Label {
         let anchor = points
             .iter()
             .copied()
-            .min_by(|a, b| (*a - top).length_squared().total_cmp(&(*b - top).length_squared()))
+            .min_by(|a, b| {
+                (*a - top)
+                    .length_squared()
+                    .total_cmp(&(*b - top).length_squared())
+            })
             .unwrap_or(Vec3::ZERO);
         Self::new(anchor, text)
     }
@@ -282,6 +286,33 @@ pub enum Corner {
     BottomRight,
 }
 
+/// Sizes of a legend's parts on a canvas of a given width.
+struct LegendMetrics {
+    s: f32,
+    regular: TextStyle,
+    bold: TextStyle,
+    pad: f32,
+    line: f32,
+    swatch: f32,
+    ramp_w: f32,
+}
+
+impl LegendMetrics {
+    fn new(width: usize) -> Self {
+        let s = text_size(width);
+        let regular = TextStyle::regular(s);
+        Self {
+            s,
+            regular,
+            bold: TextStyle::bold(s),
+            pad: (0.6 * s).round(),
+            line: regular.measure("Ag").1,
+            swatch: (0.8 * s).round(),
+            ramp_w: (8.0 * s).round(),
+        }
+    }
+}
+
 /// An axis-aligned screen rectangle `[x, y, width, height]` in pixels.
 pub(super) type Rect = [f32; 4];
 
@@ -293,11 +324,11 @@ fn text_size(width: usize) -> f32 {
     (width as f32 / 1280.0 * 18.0).clamp(14.0, 20.0)
 }
 
-fn overlaps(a: Rect, b: Rect, margin: f32) -> bool {
-    a[0] < b[0] + b[2] + margin
-        && b[0] < a[0] + a[2] + margin
-        && a[1] < b[1] + b[3] + margin
-        && b[1] < a[1] + a[3] + margin
+/// Area of the intersection of `a` grown by `margin` with `b`.
+fn overlap_area(a: Rect, b: Rect, margin: f32) -> f32 {
+    let w = (a[0] + a[2] + margin).min(b[0] + b[2]) - (a[0] - margin).max(b[0]);
+    let h = (a[1] + a[3] + margin).min(b[1] + b[3]) - (a[1] - margin).max(b[1]);
+    w.max(0.0) * h.max(0.0)
 }
 
 impl Canvas {
@@ -450,66 +481,70 @@ impl Canvas {
         band
     }
 
+    /// Width and height in pixels of the box [`Canvas::draw_legend`] draws for `legend` on a
+    /// canvas `width` pixels wide (to leave room for it).
+    ///
+    /// # Performance
+    /// O(characters of the legend).
+    pub fn legend_size(width: usize, legend: &Legend) -> (f32, f32) {
+        let m = LegendMetrics::new(width);
+        let mut w: f32 = 0.0;
+        let mut h = 0.0;
+        if !legend.title.is_empty() {
+            w = w.max(m.bold.measure(&legend.title).0);
+            h += m.line + 0.2 * m.s;
+        }
+        for entry in &legend.entries {
+            match entry {
+                LegendEntry::Swatch { text, .. } => {
+                    w = w.max(m.swatch + 0.5 * m.s + m.regular.measure(text).0);
+                    h += m.line;
+                }
+                LegendEntry::Ramp {
+                    low, high, text, ..
+                } => {
+                    let ends = m.regular.measure(low).0 + m.regular.measure(high).0;
+                    w = w
+                        .max(m.regular.measure(text).0)
+                        .max(m.ramp_w.max(ends + m.s));
+                    h += 2.0 * m.line + m.swatch + 0.2 * m.s;
+                }
+            }
+        }
+        ((w + 2.0 * m.pad).ceil(), (h + 2.0 * m.pad).ceil())
+    }
+
     /// Draws `legend` as a box in `corner` (top corners sit below the header band) and reserves
     /// it so that labels keep out of it. Returns the box as `[x, y, width, height]`.
     ///
     /// # Performance
     /// O(box pixels).
     pub fn draw_legend(&mut self, legend: &Legend, corner: Corner) -> [f32; 4] {
-        let s = self.text_size();
-        let regular = TextStyle::regular(s);
-        let bold = TextStyle::bold(s);
-        let pad = (0.6 * s).round();
-        let line = regular.measure("Ag").1;
-        let swatch = (0.8 * s).round();
-        let ramp_w = (8.0 * s).round();
-        // Measure.
-        let mut w: f32 = 0.0;
-        let mut h = 0.0;
-        if !legend.title.is_empty() {
-            w = w.max(bold.measure(&legend.title).0);
-            h += line + 0.2 * s;
-        }
-        for entry in &legend.entries {
-            match entry {
-                LegendEntry::Swatch { text, .. } => {
-                    w = w.max(swatch + 0.5 * s + regular.measure(text).0);
-                    h += line;
-                }
-                LegendEntry::Ramp {
-                    low, high, text, ..
-                } => {
-                    let ends = regular.measure(low).0 + regular.measure(high).0;
-                    w = w.max(regular.measure(text).0).max(ramp_w.max(ends + s));
-                    h += 2.0 * line + swatch + 0.2 * s;
-                }
-            }
-        }
-        let (bw, bh) = ((w + 2.0 * pad).ceil(), (h + 2.0 * pad).ceil());
-        let margin = pad;
+        let m = LegendMetrics::new(self.width);
+        let (bw, bh) = Self::legend_size(self.width, legend);
         let (width, height) = (self.width as f32, self.height as f32);
         let (x, y) = match corner {
-            Corner::TopLeft => (margin, self.header_bottom + margin),
-            Corner::TopRight => (width - margin - bw, self.header_bottom + margin),
-            Corner::BottomLeft => (margin, height - margin - bh),
-            Corner::BottomRight => (width - margin - bw, height - margin - bh),
+            Corner::TopLeft => (m.pad, self.header_bottom + m.pad),
+            Corner::TopRight => (width - m.pad - bw, self.header_bottom + m.pad),
+            Corner::BottomLeft => (m.pad, height - m.pad - bh),
+            Corner::BottomRight => (width - m.pad - bw, height - m.pad - bh),
         };
         self.fill_rect(x, y, bw, bh, PANEL_COLOUR, PANEL_OPACITY);
         self.stroke_rect(x, y, bw, bh, EDGE_COLOUR);
-        // Draw.
-        let (left, mut cy) = (x + pad, y + pad);
+        let (left, mut cy) = (x + m.pad, y + m.pad);
+        let inner = bw - 2.0 * m.pad;
         if !legend.title.is_empty() {
-            self.draw_text(left, cy, &legend.title, bold);
-            cy += line + 0.2 * s;
+            self.draw_text(left, cy, &legend.title, m.bold);
+            cy += m.line + 0.2 * m.s;
         }
         for entry in &legend.entries {
             match entry {
                 LegendEntry::Swatch { colour, text } => {
-                    let sy = cy + 0.5 * (line - swatch);
-                    self.fill_rect(left, sy, swatch, swatch, *colour, 1.0);
-                    self.stroke_rect(left, sy, swatch, swatch, EDGE_COLOUR);
-                    self.draw_text(left + swatch + 0.5 * s, cy, text, regular);
-                    cy += line;
+                    let sy = cy + 0.5 * (m.line - m.swatch);
+                    self.fill_rect(left, sy, m.swatch, m.swatch, *colour, 1.0);
+                    self.stroke_rect(left, sy, m.swatch, m.swatch, EDGE_COLOUR);
+                    self.draw_text(left + m.swatch + 0.5 * m.s, cy, text, m.regular);
+                    cy += m.line;
                 }
                 LegendEntry::Ramp {
                     from,
@@ -518,20 +553,19 @@ impl Canvas {
                     high,
                     text,
                 } => {
-                    self.draw_text(left, cy, text, regular);
-                    cy += line;
-                    let bar = w.max(ramp_w);
-                    let steps = bar.round().max(1.0) as usize;
+                    self.draw_text(left, cy, text, m.regular);
+                    cy += m.line;
+                    let steps = inner.round().max(1.0) as usize;
                     for k in 0..steps {
                         let c = from.lerp(*to, k as f32 / (steps - 1).max(1) as f32);
-                        self.fill_rect(left + k as f32, cy, 1.0, swatch, c, 1.0);
+                        self.fill_rect(left + k as f32, cy, 1.0, m.swatch, c, 1.0);
                     }
-                    self.stroke_rect(left, cy, bar, swatch, EDGE_COLOUR);
-                    cy += swatch + 0.2 * s;
-                    self.draw_text(left, cy, low, regular);
-                    let high_w = regular.measure(high).0;
-                    self.draw_text(left + bar - high_w, cy, high, regular);
-                    cy += line;
+                    self.stroke_rect(left, cy, inner, m.swatch, EDGE_COLOUR);
+                    cy += m.swatch + 0.2 * m.s;
+                    self.draw_text(left, cy, low, m.regular);
+                    let high_w = m.regular.measure(high).0;
+                    self.draw_text(left + inner - high_w, cy, high, m.regular);
+                    cy += m.line;
                 }
             }
         }
@@ -541,13 +575,14 @@ impl Canvas {
     }
 
     /// Draws each label in a small box next to where its anchor projects, with a leader line
-    /// and a dot at the anchor. Boxes keep out of each other and of reserved boxes (header,
-    /// legends) where a free place is found among a few candidates around the anchor; labels
-    /// whose anchor is behind the camera or outside the image are skipped. Returns the
-    /// boxes drawn, in the order of `labels` (`None` for a skipped label).
+    /// and a dot at the anchor. Boxes keep out of each other, of the anchor dots and of reserved
+    /// boxes (header, legends): the first free place among 12 directions at 8 growing distances
+    /// around the anchor, else the least covered one. Labels whose anchor is behind the camera,
+    /// outside the image or under a reserved box are skipped. Returns the boxes drawn, in the
+    /// order of `labels` (`None` for a skipped label).
     ///
     /// # Performance
-    /// O(labels² + label pixels).
+    /// O(labels · (labels + reserved boxes) · 96 + label pixels).
     pub fn draw_labels(&mut self, camera: &Camera, labels: &[Label]) -> Vec<Option<[f32; 4]>> {
         let style = TextStyle::bold(self.text_size());
         let pad = (0.3 * style.size).round();
@@ -561,6 +596,12 @@ impl Canvas {
                     .project(l.anchor, self.width, self.height)
                     .map(|(x, y, _)| (x, y))
                     .filter(|&(x, y)| x >= 0.0 && x < width && y >= 0.0 && y < height)
+                    .filter(|&(x, y)| {
+                        !self
+                            .reserved
+                            .iter()
+                            .any(|r| x >= r[0] && x <= r[0] + r[2] && y >= r[1] && y <= r[1] + r[3])
+                    })
             })
             .collect();
         // Every anchor dot is an obstacle for every box.
@@ -583,40 +624,44 @@ impl Canvas {
                 0.0
             };
             let (bw, bh) = ((tw + sw + 2.0 * pad).ceil(), (th + pad).ceil());
-            let mut candidates = Vec::with_capacity(24);
-            for ring in 1..=3 {
-                let g = gap * ring as f32;
-                candidates.extend([
-                    (ax - 0.5 * bw, ay - g - bh),
-                    (ax + 0.5 * g, ay - g - bh),
-                    (ax - 0.5 * g - bw, ay - g - bh),
-                    (ax + g, ay - 0.5 * bh),
-                    (ax - g - bw, ay - 0.5 * bh),
-                    (ax - 0.5 * bw, ay + g),
-                    (ax + 0.5 * g, ay + g),
-                    (ax - 0.5 * g - bw, ay + g),
-                ]);
+            // Around the anchor at growing distances, preferred directions first (above, to
+            // the sides, below); the first free place wins, else the least covered one.
+            const ANGLES: [f32; 12] = [
+                -90.0, -60.0, -120.0, -30.0, -150.0, 0.0, 180.0, 30.0, 150.0, 60.0, 120.0, 90.0,
+            ];
+            let mut best: Option<((f32, f32), f32)> = None;
+            'search: for ring in 1..=8 {
+                let r = gap * ring as f32;
+                for angle in ANGLES {
+                    let (sin, cos) = angle.to_radians().sin_cos();
+                    let reach = r + 0.5 * (cos.abs() * bw + sin.abs() * bh);
+                    let (x, y) = (ax + cos * reach - 0.5 * bw, ay + sin * reach - 0.5 * bh);
+                    if !(x >= 1.0 && y >= 1.0 && x + bw <= width - 1.0 && y + bh <= height - 1.0) {
+                        continue;
+                    }
+                    let rect = [x, y, bw, bh];
+                    let covered: f32 = placed
+                        .iter()
+                        .chain(&self.reserved)
+                        .map(|&o| overlap_area(rect, o, 2.0))
+                        .chain(dots.iter().map(|&d| overlap_area(rect, d, 0.0)))
+                        .sum();
+                    // Nearer places win ties.
+                    if best.is_none_or(|(_, c)| covered < c) {
+                        best = Some(((x, y), covered));
+                    }
+                    if covered == 0.0 {
+                        break 'search;
+                    }
+                }
             }
-            let inside = |&(x, y): &(f32, f32)| {
-                x >= 1.0 && y >= 1.0 && x + bw <= width - 1.0 && y + bh <= height - 1.0
-            };
-            let free = |&(x, y): &(f32, f32)| {
-                let r = [x, y, bw, bh];
-                !placed
-                    .iter()
-                    .chain(&self.reserved)
-                    .any(|&o| overlaps(r, o, 2.0))
-                    && !dots.iter().any(|&d| overlaps(r, d, 0.0))
-            };
-            let (x, y) = candidates
-                .iter()
-                .copied()
-                .find(|c| inside(c) && free(c))
-                .or_else(|| candidates.iter().copied().find(inside))
-                .unwrap_or((
+            let (x, y) = best.map_or(
+                (
                     (ax - 0.5 * bw).clamp(1.0, (width - bw - 1.0).max(1.0)),
                     (ay - gap - bh).clamp(1.0, (height - bh - 1.0).max(1.0)),
-                ));
+                ),
+                |(p, _)| p,
+            );
             // Leader from the anchor to the nearest point of the box.
             let near = (ax.clamp(x, x + bw), ay.clamp(y, y + bh));
             self.draw_line2((ax, ay), near, EDGE_COLOUR);
@@ -640,6 +685,10 @@ impl Canvas {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn overlaps(a: Rect, b: Rect, margin: f32) -> bool {
+        overlap_area(a, b, margin) > 0.0
+    }
 
     fn ink(canvas: &Canvas, r: [f32; 4], background: [u8; 3]) -> usize {
         let mut n = 0;
@@ -673,7 +722,10 @@ mod tests {
         let white = Rgb::WHITE.to_u8();
         assert!(ink(&canvas, [10.0, 10.0, w, h], white) > 50);
         assert_eq!(ink(&canvas, [0.0, 0.0, 200.0, 8.0], white), 0);
-        assert_eq!(ink(&canvas, [12.0 + w, 0.0, 200.0 - 12.0 - w, 60.0], white), 0);
+        assert_eq!(
+            ink(&canvas, [12.0 + w, 0.0, 200.0 - 12.0 - w, 60.0], white),
+            0
+        );
         // Bold is wider.
         assert!(TextStyle::bold(20.0).measure("car 3").0 > style.measure("car 3").0);
     }
@@ -719,11 +771,15 @@ mod tests {
         let r = canvas.draw_legend(&legend, Corner::TopRight);
         assert!(r[1] > band && r[0] + r[2] < 500.0 && r[0] > 250.0, "{r:?}");
         let r = canvas.draw_legend(&legend, Corner::BottomLeft);
-        assert!(r[0] < 20.0 && r[1] + r[3] < 400.0 && r[1] + r[3] > 380.0, "{r:?}");
+        assert!(
+            r[0] < 20.0 && r[1] + r[3] < 400.0 && r[1] + r[3] > 380.0,
+            "{r:?}"
+        );
         // The ramp's high end is the dent colour.
         let dent = DENT_COLOUR.to_u8();
-        let found = (r[1] as usize..(r[1] + r[3]) as usize)
-            .any(|y| (r[0] as usize..(r[0] + r[2]) as usize).any(|x| canvas.pixel(x, y) == Some(dent)));
+        let found = (r[1] as usize..(r[1] + r[3]) as usize).any(|y| {
+            (r[0] as usize..(r[0] + r[2]) as usize).any(|x| canvas.pixel(x, y) == Some(dent))
+        });
         assert!(found, "dent colour in the ramp");
         assert!(matches!(
             LegendEntry::dent_ramp(Rgb::GREY, 0.35, "d"),
