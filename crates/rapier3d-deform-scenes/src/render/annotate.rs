@@ -555,12 +555,21 @@ impl Canvas {
                 } => {
                     self.draw_text(left, cy, text, m.regular);
                     cy += m.line;
-                    let steps = inner.round().max(1.0) as usize;
+                    // The gradient inside the one-pixel border: its first and last columns
+                    // are exactly `from` and `to`.
+                    self.stroke_rect(left, cy, inner, m.swatch, EDGE_COLOUR);
+                    let steps = (inner.round() - 2.0).max(1.0) as usize;
                     for k in 0..steps {
                         let c = from.lerp(*to, k as f32 / (steps - 1).max(1) as f32);
-                        self.fill_rect(left + k as f32, cy, 1.0, m.swatch, c, 1.0);
+                        self.fill_rect(
+                            left + 1.0 + k as f32,
+                            cy + 1.0,
+                            1.0,
+                            m.swatch - 2.0,
+                            c,
+                            1.0,
+                        );
                     }
-                    self.stroke_rect(left, cy, inner, m.swatch, EDGE_COLOUR);
                     cy += m.swatch + 0.2 * m.s;
                     self.draw_text(left, cy, low, m.regular);
                     let high_w = m.regular.measure(high).0;
@@ -717,7 +726,8 @@ mod tests {
         let mut canvas = Canvas::new(200, 60, Rgb::WHITE).unwrap();
         let style = TextStyle::regular(20.0);
         let (w, h) = canvas.draw_text(10.0, 10.0, "t = 1.25 s", style);
-        assert_eq!((w, h), style.measure("t = 1.25 s"));
+        let (mw, mh) = style.measure("t = 1.25 s");
+        assert!((w - mw).abs() < 1e-3 && h == mh, "{w} {h} vs {mw} {mh}");
         assert!(w > 60.0 && w < 120.0 && h > 18.0 && h < 30.0, "{w} {h}");
         let white = Rgb::WHITE.to_u8();
         assert!(ink(&canvas, [10.0, 10.0, w, h], white) > 50);
@@ -739,12 +749,14 @@ mod tests {
         let labels: Vec<Label> = (0..4)
             .map(|i| Label::new(Vec3::new(0.02 * i as f32, 0.0, 0.0), format!("car {i}")))
             .chain([
-                Label::new(Vec3::new(0.0, 2.3, 0.0), "top").with_swatch(Rgb::RED),
+                Label::new(Vec3::new(0.0, 1.6, 0.0), "top").with_swatch(Rgb::RED),
                 Label::new(Vec3::new(0.0, 0.0, 9.0), "behind"),
+                Label::new(Vec3::new(0.0, 2.6, 0.0), "under the header"),
             ])
             .collect();
         let boxes = canvas.draw_labels(&camera, &labels);
         assert!(boxes[5].is_none(), "behind the camera: skipped");
+        assert!(boxes[6].is_none(), "anchor under the header: skipped");
         let drawn: Vec<[f32; 4]> = boxes.iter().flatten().copied().collect();
         assert_eq!(drawn.len(), 5);
         for (i, a) in drawn.iter().enumerate() {
