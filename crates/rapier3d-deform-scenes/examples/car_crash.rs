@@ -4,7 +4,8 @@
 //! assets (progress bar), simulates 2.5 s at 240 Hz, prints a summary table and writes to
 //! `out/car_crash/`:
 //!
-//! * `overview_<k>_t<t>s.png`: the whole scene at 0, 0.85, 1.0, 1.25 and 2.5 s, one camera;
+//! * `layout_000_t0.000s.png`: every car at its launch point;
+//! * `overview_<k>_t<t>s.png`: the crash zone at 0.85, 1.0, 1.25 and 2.5 s, one camera;
 //! * `site<s>_<k>_t<t>s.png`: each of the four crash sites at 0.85, 0.95, 1.05 and 1.25 s, one
 //!   camera per site;
 //! * `dents_t2.500s.png`: every car alone, seen from its most dented side;
@@ -32,8 +33,11 @@ use rapier3d_deform_scenes::render::{
 };
 
 const SECONDS: f32 = 2.5;
-/// Times of the overview sequence.
-const SNAPSHOTS: [f32; 5] = [0.0, 0.85, 1.0, 1.25, SECONDS];
+/// Time of the layout picture (every car at its launch point, 30 m from its crash site).
+const LAYOUT: [f32; 1] = [0.0];
+/// Times of the overview sequence: the crash zone just before the impacts, during, after, and
+/// at the end.
+const SNAPSHOTS: [f32; 4] = [0.85, 1.0, 1.25, SECONDS];
 /// Times of the close-up sequences of each crash site: just before the impacts, during, and
 /// shortly after (later, the T-boned cars slide out of a close-up; the overview and the dent
 /// gallery show the end).
@@ -159,7 +163,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let e0 = scene.mechanical_energy();
     let steps = (SECONDS / DT).round() as usize;
     // Every time any sequence shows, in order.
-    let mut times: Vec<f32> = SNAPSHOTS.iter().chain(&SITE_TIMES).copied().collect();
+    let mut times: Vec<f32> = LAYOUT
+        .iter()
+        .chain(&SNAPSHOTS)
+        .chain(&SITE_TIMES)
+        .copied()
+        .collect();
     times.sort_by(f32::total_cmp);
     times.dedup();
     let mut pictures = Pictures {
@@ -194,7 +203,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The folder holds exactly this run's files.
     clear_outputs(OUT, &["png", "obj"])?;
     let mut written = WrittenFiles::new();
-    render_overview(&pictures, &mut written)?;
+    render_overview(
+        &pictures,
+        "layout",
+        &LAYOUT,
+        "every car at its launch point, 30 m from its crash site",
+        &mut written,
+    )?;
+    render_overview(
+        &pictures,
+        "overview",
+        &SNAPSHOTS,
+        "the crash zone, fixed camera over the sequence",
+        &mut written,
+    )?;
     for site in 0..crash::CRASH_SITES.len() {
         render_site(&pictures, site, &mut written)?;
     }
@@ -468,13 +490,16 @@ fn draw_frame(
     Ok(())
 }
 
-/// The overview sequence: the whole layout, one camera fitted to every body over every frame.
+/// An overview sequence: every body at `times`, one camera fitted to every body over every frame.
 fn render_overview(
     pictures: &Pictures,
+    sequence: &str,
+    times: &[f32],
+    what: &str,
     written: &mut WrittenFiles,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let (w, h) = (1600, 900);
-    let frames: Vec<&Frame> = SNAPSHOTS.iter().map(|&t| frame_at(pictures, t)).collect();
+    let frames: Vec<&Frame> = times.iter().map(|&t| frame_at(pictures, t)).collect();
     let points: Vec<Vec3> = frames
         .iter()
         .flat_map(|f| &f.shots)
@@ -493,9 +518,9 @@ fn render_overview(
         let mut canvas = Canvas::new(w, h, SKY)?;
         draw_frame(pictures, frame, &camera, &mut canvas)?;
         canvas.draw_header(
-            "car_crash: overview",
+            &format!("car_crash: {sequence}"),
             &format!(
-                "8 cars at 35 m/s into 4 crash sites, 10 barrels (b0–b9) in car 0's lane; sphere-proxy plastic colliders, seed {}",
+                "{what}; 8 cars at 35 m/s into 4 crash sites, 10 barrels (b0–b9) in car 0's lane, seed {}",
                 pictures.seed
             ),
             &stamp(pictures, frame),
@@ -503,14 +528,11 @@ fn render_overview(
         canvas.draw_legend(&legend(), Corner::BottomLeft);
         let labels: Vec<Label> = frame.shots.iter().map(|s| s.label(true)).collect();
         canvas.draw_labels(&camera, &labels);
-        let path = format!("{OUT}/{}", frame_file_name("overview", k, frame.t));
+        let path = format!("{OUT}/{}", frame_file_name(sequence, k, frame.t));
         written.save_png(
             &canvas,
             path,
-            format!(
-                "overview at t = {:.3} s (all cars and barrels, fixed camera)",
-                frame.t
-            ),
+            format!("{sequence} at t = {:.3} s: {what}", frame.t),
         )?;
     }
     Ok(())
