@@ -2,7 +2,9 @@
 //!
 //! `cargo run --release --example barrel_drop [seed]` precomputes the barrel asset (progress
 //! bar), drops 15 barrels, simulates 3 s at 240 Hz, prints a summary and writes to
-//! `out/barrel_drop/`: PNG snapshots (dented regions tinted) and the final barrels as OBJ.
+//! `out/barrel_drop/`: `drop_<k>_t<t>s.png` at 0, 0.7, 1.2 and 3 s (one camera fitted to every
+//! barrel over the whole sequence; title, time, barrel ids next to the barrels, a legend; dents
+//! red by plastic displacement) and the final barrels as `barrel<i>.obj`.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -12,12 +14,30 @@ use rapier3d_deform::math::Vec3;
 use rapier3d_deform::pipeline::PipelineParams;
 use rapier3d_deform_scenes::barrel::BarrelOptions;
 use rapier3d_deform_scenes::crash::{self, DT, build_barrel_drop, write_obj};
-use rapier3d_deform_scenes::render::{Camera, Canvas, MeshColours, Rgb, Shading};
+use rapier3d_deform_scenes::render::{
+    Camera, Canvas, Corner, Label, Legend, LegendEntry, MeshColours, Rgb, Shading, WrittenFiles,
+    clear_outputs, dent_tint, frame_file_name,
+};
 
 const BARRELS: usize = 15;
 const SECONDS: f32 = 3.0;
 const SNAPSHOTS: [f32; 4] = [0.0, 0.7, 1.2, SECONDS];
 const OUT: &str = "out/barrel_drop";
+/// Plastic displacement shown in full dent colour (metres).
+const DENT_SCALE: f32 = 0.05;
+/// Paint of the barrels (alternating by id, so that neighbours can be told apart).
+const PAINTS: [Rgb; 2] = [Rgb::new(0.157, 0.431, 0.745), Rgb::new(0.92, 0.78, 0.24)];
+const DOCK: Rgb = Rgb::new(0.47, 0.41, 0.35);
+const GROUND: Rgb = Rgb::new(0.588, 0.588, 0.557);
+/// The dock's box (the fixed collider of `build_barrel_drop`).
+const DOCK_BOX: (Vec3, Vec3) = (Vec3::new(-2.0, 0.0, -1.5), Vec3::new(2.0, 1.2, 1.5));
+
+/// Every barrel's world render-mesh positions and dent colours at one time.
+struct Frame {
+    step: usize,
+    t: f32,
+    barrels: Vec<(Vec<Vec3>, Vec<Rgb>)>,
+}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let seed: u64 = std::env::args()
@@ -45,15 +65,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut scene = build_barrel_drop(&asset, BARRELS, seed, PipelineParams::default())?;
     let e0 = scene.mechanical_energy();
     let steps = (SECONDS / DT).round() as usize;
-    let (mut snapshot, mut dents, mut sim) = (0, 0usize, 0.0f64);
-    std::fs::create_dir_all(OUT)?;
+    let (mut dents, mut sim) = (0usize, 0.0f64);
+    let mut frames = Vec::new();
     for step in 0..=steps {
         let t = step as f32 * DT;
-        if snapshot < SNAPSHOTS.len() && t + 0.5 * DT >= SNAPSHOTS[snapshot] {
-            let path = format!("{OUT}/drop_{:.2}s.png", SNAPSHOTS[snapshot]);
-            render(&mut scene, &path)?;
-            println!("wrote {path}");
-            snapshot += 1;
+        if frames.len() < SNAPSHOTS.len() && t + 0.5 * DT >= SNAPSHOTS[frames.len()] {
+            frames.push(capture(&mut scene, step)?);
         }
         if step == steps {
             break;
@@ -88,18 +105,88 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         100.0 * (1.0 - e1 / e0),
         started.elapsed().as_secs_f64()
     );
+    // The folder holds exactly this run's files.
+    clear_outputs(OUT, &["png", "obj"])?;
+    let mut written = WrittenFiles::new();
+    let triangles = asset.render().ok_or("no render mesh")?.mesh().triangles();
+    render(&frames, triangles, steps, seed, &mut written)?;
     let mut positions = Vec::new();
     for (i, body) in barrels.iter().enumerate() {
         let triangles = scene.world_render_mesh(body, &asset, &mut positions)?;
-        write_obj(format!("{OUT}/barrel{i}.obj"), &positions, &triangles)?;
+        let path = format!("{OUT}/barrel{i}.obj");
+        write_obj(&path, &positions, &triangles)?;
+        written.record(
+            path,
+            format!("barrel {i}: final deformed render mesh (world frame)"),
+        );
     }
-    println!("wrote {OUT}/barrel*.obj");
+    println!();
+    written.print_summary();
     Ok(())
 }
 
-fn render(scene: &mut crash::CrashScene, path: &str) -> Result<(), Box<dyn std::error::Error>> {
-    let camera = Camera::look_at(Vec3::new(4.5, 3.6, 6.0), Vec3::new(0.0, 1.3, 0.0), 0.75)?;
-    let mut canvas = Canvas::new(1024, 720, Rgb::from_u8(205, 218, 235))?;
+/// Records every barrel's world render mesh and dent colours at `step`.
+fn capture(
+    scene: &mut crash::CrashScene,
+    step: usize,
+) -> Result<Frame, Box<dyn std::error::Error>> {
+    let barrels = scene.barrels.clone();
+    let mut out = Vec::with_capacity(barrels.len());
+    for (i, body) in barrels.iter().enumerate() {
+        let handle = body.deformable.ok_or("barrel is not deformable")?;
+        let asset = scene.pipeline.asset(handle)?.clone();
+        let rest = asset.render().ok_or("no render mesh")?.mesh().positions();
+        let mut positions = Vec::new();
+        scene.world_render_mesh(body, &asset, &mut positions)?;
+        let pose = *scene.world.bodies[body.rigid_body].position();
+        let colours = positions
+            .iter()
+            .zip(rest)
+            .map(|(p, q)| {
+                dent_tint(
+                    PAINTS[i % PAINTS.len()],
+                    (*p - pose * *q).length(),
+                    DENT_SCALE,
+                )
+            })
+            .collect();
+        out.push((positions, colours));
+    }
+    Ok(Frame {
+        step,
+        t: step as f32 * DT,
+        barrels: out,
+    })
+}
+
+/// The drop sequence: one camera fitted to the dock and every barrel over every frame.
+fn render(
+    frames: &[Frame],
+    triangles: &[[u32; 3]],
+    steps: usize,
+    seed: u64,
+    written: &mut WrittenFiles,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let (w, h) = (1280, 900);
+    let points: Vec<Vec3> = frames
+        .iter()
+        .flat_map(|f| &f.barrels)
+        .flat_map(|(p, _)| p.iter().copied())
+        .chain([DOCK_BOX.0, DOCK_BOX.1])
+        .collect();
+    let camera = Camera::fit_points(
+        &points,
+        Vec3::new(-4.5, -2.3, -6.0),
+        0.75,
+        w as f32 / h as f32,
+        0.1,
+        [
+            (Canvas::header_height(w, true) + 30.0) / h as f32,
+            0.0,
+            0.0,
+            0.0,
+        ],
+    )?;
     // Ground (tiled so that it clips near the camera) and the dock.
     let (mut ground, mut tris) = (Vec::new(), Vec::new());
     for i in -10..10 {
@@ -115,20 +202,13 @@ fn render(scene: &mut crash::CrashScene, path: &str) -> Result<(), Box<dyn std::
             tris.extend([[b, b + 2, b + 1], [b, b + 3, b + 2]]);
         }
     }
-    canvas.draw_mesh(
-        &camera,
-        &ground,
-        &tris,
-        MeshColours::Uniform(Rgb::from_u8(150, 150, 142)),
-        Shading::Flat,
-    )?;
-    let (lo, hi) = (Vec3::new(-2.0, 0.0, -1.5), Vec3::new(2.0, 1.2, 1.5));
+    let (dlo, dhi) = DOCK_BOX;
     let corners: Vec<Vec3> = (0..8)
         .map(|i| {
             Vec3::new(
-                if i & 1 == 0 { lo.x } else { hi.x },
-                if i & 2 == 0 { lo.y } else { hi.y },
-                if i & 4 == 0 { lo.z } else { hi.z },
+                if i & 1 == 0 { dlo.x } else { dhi.x },
+                if i & 2 == 0 { dlo.y } else { dhi.y },
+                if i & 4 == 0 { dlo.z } else { dhi.z },
             )
         })
         .collect();
@@ -144,46 +224,68 @@ fn render(scene: &mut crash::CrashScene, path: &str) -> Result<(), Box<dyn std::
         .iter()
         .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
         .collect();
-    canvas.draw_mesh(
-        &camera,
-        &corners,
-        &dock,
-        MeshColours::Uniform(Rgb::from_u8(120, 105, 90)),
-        Shading::Flat,
-    )?;
-    let asset = scene
-        .pipeline
-        .asset(
-            scene.barrels[0]
-                .deformable
-                .ok_or("barrel is not deformable")?,
-        )?
-        .clone();
-    let render = asset.render().ok_or("no render mesh")?;
-    let mut positions = Vec::new();
-    let barrels = scene.barrels.clone();
-    for (i, body) in barrels.iter().enumerate() {
-        let triangles = scene.world_render_mesh(body, &asset, &mut positions)?;
-        let pose = *scene.world.bodies[body.rigid_body].position();
-        let paint = if i % 2 == 0 {
-            Rgb::from_u8(220, 110, 30)
-        } else {
-            Rgb::from_u8(40, 105, 185)
-        };
-        let hot = Rgb::from_u8(235, 40, 210);
-        let colours: Vec<Rgb> = positions
-            .iter()
-            .zip(render.mesh().positions())
-            .map(|(p, q)| paint.lerp(hot, ((*p - pose * *q).length() / 0.05).clamp(0.0, 1.0)))
-            .collect();
+    let legend = Legend::new("colours")
+        .with(LegendEntry::dent_ramp(
+            Rgb::new(0.62, 0.62, 0.66),
+            DENT_SCALE,
+            "paint → red by plastic displacement",
+        ))
+        .with(LegendEntry::swatch(PAINTS[0], "barrel paint, even ids"))
+        .with(LegendEntry::swatch(PAINTS[1], "barrel paint, odd ids"))
+        .with(LegendEntry::swatch(DOCK, "loading dock (4 × 3 × 1.2 m)"))
+        .with(LegendEntry::swatch(GROUND, "ground (1 m tiles)"));
+    for (k, frame) in frames.iter().enumerate() {
+        let mut canvas = Canvas::new(w, h, Rgb::from_u8(205, 218, 235))?;
         canvas.draw_mesh(
             &camera,
-            &positions,
-            &triangles,
-            MeshColours::PerVertex(&colours),
-            Shading::Smooth,
+            &ground,
+            &tris,
+            MeshColours::Uniform(GROUND),
+            Shading::Flat,
+        )?;
+        canvas.draw_mesh(
+            &camera,
+            &corners,
+            &dock,
+            MeshColours::Uniform(DOCK),
+            Shading::Flat,
+        )?;
+        for (positions, colours) in &frame.barrels {
+            canvas.draw_mesh(
+                &camera,
+                positions,
+                triangles,
+                MeshColours::PerVertex(colours),
+                Shading::Smooth,
+            )?;
+        }
+        canvas.draw_header(
+            "barrel_drop",
+            &format!(
+                "{BARRELS} barrels (labels b0–b{}: barrel ids) dropped onto a loading dock; sphere-proxy plastic colliders, seed {seed}",
+                BARRELS - 1
+            ),
+            &format!("t = {:.3} s · step {}/{steps}", frame.t, frame.step),
+        );
+        canvas.draw_legend(&legend, Corner::TopRight);
+        let labels: Vec<Label> = frame
+            .barrels
+            .iter()
+            .enumerate()
+            .map(|(i, (p, _))| {
+                Label::above(p, format!("b{i}")).with_swatch(PAINTS[i % PAINTS.len()])
+            })
+            .collect();
+        canvas.draw_labels(&camera, &labels);
+        let path = format!("{OUT}/{}", frame_file_name("drop", k, frame.t));
+        written.save_png(
+            &canvas,
+            path,
+            format!(
+                "all {BARRELS} barrels at t = {:.3} s (fixed camera, ids next to barrels)",
+                frame.t
+            ),
         )?;
     }
-    canvas.save_png(path)?;
     Ok(())
 }

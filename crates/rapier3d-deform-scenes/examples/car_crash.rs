@@ -2,9 +2,18 @@
 //!
 //! `cargo run --release --example car_crash` (no arguments) precomputes the car and barrel
 //! assets (progress bar), simulates 2.5 s at 240 Hz, prints a summary table and writes to
-//! `out/car_crash/`: PNG snapshots (overview at several times, close-ups of the four crash
-//! sites; dented regions tinted by how far they moved) and the final deformed render meshes
-//! as OBJ. Deterministic for a seed: `car_crash [seed]`.
+//! `out/car_crash/`:
+//!
+//! * `layout_000_t0.000s.png`: every car at its launch point;
+//! * `overview_<k>_t<t>s.png`: the crash zone at 0.85, 1.0, 1.25 and 2.5 s, one camera;
+//! * `site<s>_<k>_t<t>s.png`: each of the four crash sites at 0.85, 0.95, 1.05 and 1.25 s, one
+//!   camera per site;
+//! * `dents_t2.500s.png`: every car alone, seen from its most dented side;
+//! * `car<i>.obj`, `barrel<i>.obj`: the final deformed render meshes.
+//!
+//! Every picture has a title, the simulation time, car and barrel ids next to the bodies and a
+//! legend; dents are `render::DENT_COLOUR` (red) by plastic displacement. Deterministic for a seed:
+//! `car_crash [seed]`.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -18,13 +27,25 @@ use rapier3d_deform_scenes::car::CarOptions;
 use rapier3d_deform_scenes::crash::{
     self, CarCollider, CrashOptions, CrashScene, DT, SceneBody, build_crash, write_obj,
 };
-use rapier3d_deform_scenes::render::{Camera, Canvas, MeshColours, Rgb, Shading};
+use rapier3d_deform_scenes::render::{
+    Camera, Canvas, Corner, Label, Legend, LegendEntry, MeshColours, Rgb, Shading, WrittenFiles,
+    clear_outputs, dent_tint, frame_file_name,
+};
 
 const SECONDS: f32 = 2.5;
-const SNAPSHOTS: [f32; 5] = [0.0, 0.85, 1.0, 1.25, SECONDS];
-/// Time of the close-ups of each crash site (shortly after the impacts, before the cars slide apart).
-const CLOSEUP: f32 = 1.25;
+/// Time of the layout picture (every car at its launch point, 30 m from its crash site).
+const LAYOUT: [f32; 1] = [0.0];
+/// Times of the overview sequence: the crash zone just before the impacts, during, after, and
+/// at the end.
+const SNAPSHOTS: [f32; 4] = [0.85, 1.0, 1.25, SECONDS];
+/// Times of the close-up sequences of each crash site: just before the impacts, during, and
+/// shortly after (later, the T-boned cars slide out of a close-up; the overview and the dent
+/// gallery show the end).
+const SITE_TIMES: [f32; 4] = [0.85, 0.95, 1.05, 1.25];
 const OUT: &str = "out/car_crash";
+const SKY: Rgb = Rgb::new(0.784, 0.843, 0.922);
+const GROUND: Rgb = Rgb::new(0.588, 0.588, 0.549);
+/// Paint of the cars, by id (none of them red, the dent colour).
 const CAR_COLOURS: [(u8, u8, u8); 8] = [
     (40, 90, 200),
     (30, 150, 70),
@@ -33,8 +54,60 @@ const CAR_COLOURS: [(u8, u8, u8); 8] = [
     (120, 60, 170),
     (20, 150, 160),
     (210, 180, 40),
-    (160, 40, 60),
+    (140, 100, 60),
 ];
+/// Paint of the barrels (alternating by id, so that neighbours can be told apart).
+const BARREL_COLOURS: [(u8, u8, u8); 2] = [(40, 110, 190), (235, 200, 60)];
+/// Plastic displacement shown in full dent colour: cars, barrels (metres).
+const CAR_DENT_SCALE: f32 = 0.35;
+const BARREL_DENT_SCALE: f32 = 0.08;
+/// The neutral paint of the legend's dent ramps.
+const LEGEND_PAINT: Rgb = Rgb::new(0.62, 0.62, 0.66);
+
+fn paint(is_car: bool, id: usize) -> Rgb {
+    let (r, g, b) = if is_car {
+        CAR_COLOURS[id % CAR_COLOURS.len()]
+    } else {
+        BARREL_COLOURS[id % BARREL_COLOURS.len()]
+    };
+    Rgb::from_u8(r, g, b)
+}
+
+/// One body at one snapshot: world render-mesh positions and dent-tinted vertex colours.
+struct Shot {
+    is_car: bool,
+    id: usize,
+    positions: Vec<Vec3>,
+    colours: Vec<Rgb>,
+}
+
+impl Shot {
+    /// "car 3", "barrel 5", or "b5" when `short` (the overview has many small barrels).
+    fn label(&self, short: bool) -> Label {
+        let name = match (self.is_car, short) {
+            (true, _) => format!("car {}", self.id),
+            (false, false) => format!("barrel {}", self.id),
+            (false, true) => format!("b{}", self.id),
+        };
+        Label::above(&self.positions, name).with_swatch(paint(self.is_car, self.id))
+    }
+}
+
+/// Every body at one time.
+struct Frame {
+    step: usize,
+    t: f32,
+    shots: Vec<Shot>,
+}
+
+/// What the pictures draw: the frames and the triangles of the two assets.
+struct Pictures {
+    frames: Vec<Frame>,
+    car_triangles: Vec<[u32; 3]>,
+    barrel_triangles: Vec<[u32; 3]>,
+    steps: usize,
+    seed: u64,
+}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let seed: u64 = std::env::args()
@@ -89,25 +162,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     let e0 = scene.mechanical_energy();
     let steps = (SECONDS / DT).round() as usize;
-    let mut snapshot = 0;
+    // Every time any sequence shows, in order.
+    let mut times: Vec<f32> = LAYOUT
+        .iter()
+        .chain(&SNAPSHOTS)
+        .chain(&SITE_TIMES)
+        .copied()
+        .collect();
+    times.sort_by(f32::total_cmp);
+    times.dedup();
+    let mut pictures = Pictures {
+        frames: Vec::new(),
+        car_triangles: Vec::new(),
+        barrel_triangles: Vec::new(),
+        steps,
+        seed,
+    };
     let (mut contacts, mut dents, mut shape_writes, mut max_jump) =
         (0usize, 0usize, 0usize, 0.0f32);
     let mut sim_seconds = 0.0;
-    std::fs::create_dir_all(OUT)?;
     for step in 0..=steps {
         let t = step as f32 * DT;
-        if snapshot < SNAPSHOTS.len() && t + 0.5 * DT >= SNAPSHOTS[snapshot] {
-            let path = format!("{OUT}/overview_{:.2}s.png", SNAPSHOTS[snapshot]);
-            render_overview(&mut scene, &car, &barrel, step == 0, &path)?;
-            println!("wrote {path}");
-            snapshot += 1;
-        }
-        if (t - CLOSEUP).abs() < 0.5 * DT {
-            for site in 0..4 {
-                let path = format!("{OUT}/site{site}_{CLOSEUP:.2}s.png");
-                render_site(&mut scene, &car, &barrel, site, &path)?;
-                println!("wrote {path}");
-            }
+        if pictures.frames.len() < times.len() && t + 0.5 * DT >= times[pictures.frames.len()] {
+            capture(&mut scene, &car, &barrel, step, &mut pictures)?;
         }
         if step == steps {
             break;
@@ -121,9 +198,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         shape_writes += stats.shape_writes;
         max_jump = max_jump.max(stats.max_com_jump);
     }
-    let path = format!("{OUT}/dents.png");
-    render_dent_gallery(&mut scene, &path)?;
-    println!("wrote {path}");
+
+    // Pictures, each sequence with one camera.
+    // The folder holds exactly this run's files.
+    clear_outputs(OUT, &["png", "obj"])?;
+    let mut written = WrittenFiles::new();
+    render_overview(
+        &pictures,
+        "layout",
+        &LAYOUT,
+        "every car at its launch point, 30 m from its crash site",
+        &mut written,
+    )?;
+    render_overview(
+        &pictures,
+        "overview",
+        &SNAPSHOTS,
+        "the crash zone, fixed camera over the sequence",
+        &mut written,
+    )?;
+    for site in 0..crash::CRASH_SITES.len() {
+        render_site(&pictures, site, &mut written)?;
+    }
+    render_dent_gallery(&mut scene, &pictures, &mut written)?;
 
     // Summary.
     let e1 = scene.mechanical_energy();
@@ -191,31 +288,146 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut positions = Vec::new();
     for (i, body) in cars.iter().enumerate() {
         let triangles = scene.world_render_mesh(body, &car, &mut positions)?;
-        write_obj(format!("{OUT}/car{i}.obj"), &positions, &triangles)?;
+        let path = format!("{OUT}/car{i}.obj");
+        write_obj(&path, &positions, &triangles)?;
+        written.record(
+            path,
+            format!("car {i}: final deformed render mesh (world frame)"),
+        );
     }
     let barrels = scene.barrels.clone();
     for (i, body) in barrels.iter().enumerate() {
         let triangles = scene.world_render_mesh(body, &barrel, &mut positions)?;
-        write_obj(format!("{OUT}/barrel{i}.obj"), &positions, &triangles)?;
+        let path = format!("{OUT}/barrel{i}.obj");
+        write_obj(&path, &positions, &triangles)?;
+        written.record(
+            path,
+            format!("barrel {i}: final deformed render mesh (world frame)"),
+        );
     }
-    println!("wrote {OUT}/car*.obj, {OUT}/barrel*.obj");
+    println!();
+    written.print_summary();
     Ok(())
 }
 
-/// Colours a body's vertices: its paint, tinted towards red where the mesh moved from rest.
-fn dent_colours(paint: Rgb, world: &[Vec3], rest_world: &[Vec3], scale: f32) -> Vec<Rgb> {
-    let hot = Rgb::from_u8(255, 60, 20);
-    world
-        .iter()
-        .zip(rest_world)
-        .map(|(p, q)| paint.lerp(hot, ((*p - *q).length() / scale).clamp(0.0, 1.0)))
-        .collect()
-}
-
-fn draw_scene(
+/// Records every body's world render mesh and dent colours at `step`.
+fn capture(
     scene: &mut CrashScene,
     car: &PlasticAsset,
     barrel: &PlasticAsset,
+    step: usize,
+    pictures: &mut Pictures,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let bodies: Vec<(SceneBody, bool, usize)> = scene
+        .cars
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (*b, true, i))
+        .chain(
+            scene
+                .barrels
+                .iter()
+                .enumerate()
+                .map(|(i, b)| (*b, false, i)),
+        )
+        .collect();
+    let mut shots = Vec::with_capacity(bodies.len());
+    for (body, is_car, id) in bodies {
+        let asset = if is_car { car } else { barrel };
+        let mut positions = Vec::new();
+        let triangles = scene.world_render_mesh(&body, asset, &mut positions)?;
+        let slot = if is_car {
+            &mut pictures.car_triangles
+        } else {
+            &mut pictures.barrel_triangles
+        };
+        if slot.is_empty() {
+            *slot = triangles;
+        }
+        let pose = *scene.world.bodies[body.rigid_body].position();
+        let rest = asset
+            .render()
+            .map_or(asset.cage().positions(), |r| r.mesh().positions());
+        let scale = if is_car {
+            CAR_DENT_SCALE
+        } else {
+            BARREL_DENT_SCALE
+        };
+        let colours = positions
+            .iter()
+            .zip(rest)
+            .map(|(p, q)| dent_tint(paint(is_car, id), (*p - pose * *q).length(), scale))
+            .collect();
+        shots.push(Shot {
+            is_car,
+            id,
+            positions,
+            colours,
+        });
+    }
+    pictures.frames.push(Frame {
+        step,
+        t: step as f32 * DT,
+        shots,
+    });
+    Ok(())
+}
+
+/// The frame taken at time `t` (the first at or after it).
+fn frame_at(pictures: &Pictures, t: f32) -> &Frame {
+    pictures
+        .frames
+        .iter()
+        .find(|f| f.t + 0.5 * DT >= t)
+        .unwrap_or_else(|| pictures.frames.last().expect("frames were captured"))
+}
+
+/// Bounding box of points.
+fn bounds<'a>(points: impl IntoIterator<Item = &'a Vec3>) -> (Vec3, Vec3) {
+    points
+        .into_iter()
+        .fold((Vec3::MAX, Vec3::MIN), |(a, b), p| (a.min(*p), b.max(*p)))
+}
+
+/// The insets of a `w × h` picture that the camera keeps clear: the header band (with a
+/// subtitle) and a little more for the labels of the bodies nearest the top; the strip of the
+/// legend at the bottom.
+fn insets(w: usize, h: usize) -> [f32; 4] {
+    let top = (Canvas::header_height(w, true) + 30.0) / h as f32;
+    let bottom = (Canvas::legend_size(w, &legend()).1 + 20.0) / h as f32;
+    [top, 0.0, bottom, 0.0]
+}
+
+fn stamp(pictures: &Pictures, frame: &Frame) -> String {
+    format!(
+        "t = {:.3} s · step {}/{}",
+        frame.t, frame.step, pictures.steps
+    )
+}
+
+fn legend() -> Legend {
+    Legend::new("colours")
+        .with(LegendEntry::dent_ramp(
+            LEGEND_PAINT,
+            CAR_DENT_SCALE,
+            "car: paint → red by plastic displacement",
+        ))
+        .with(LegendEntry::dent_ramp(
+            LEGEND_PAINT,
+            BARREL_DENT_SCALE,
+            "barrel: paint → red by plastic displacement",
+        ))
+        .with(LegendEntry::swatch(GROUND, "ground (grid lines every 4 m)"))
+        .with(LegendEntry::swatch(
+            LEGEND_PAINT,
+            "body paint: the swatch in each label",
+        ))
+}
+
+/// Draws the ground and every body of `frame`.
+fn draw_frame(
+    pictures: &Pictures,
+    frame: &Frame,
     camera: &Camera,
     canvas: &mut Canvas,
 ) -> Result<(), Box<dyn std::error::Error>> {
@@ -239,10 +451,10 @@ fn draw_scene(
         camera,
         &ground,
         &tris,
-        MeshColours::Uniform(Rgb::from_u8(150, 150, 140)),
+        MeshColours::Uniform(GROUND),
         Shading::Flat,
     )?;
-    let line = Rgb::from_u8(128, 128, 120);
+    let line = Rgb::from_u8(90, 90, 84);
     for k in -25..=25 {
         let x = tile * k as f32;
         canvas.draw_line3(
@@ -261,125 +473,148 @@ fn draw_scene(
             line,
         )?;
     }
-    let bodies: Vec<(SceneBody, bool, usize)> = scene
-        .cars
-        .iter()
-        .enumerate()
-        .map(|(i, b)| (*b, true, i))
-        .chain(
-            scene
-                .barrels
-                .iter()
-                .enumerate()
-                .map(|(i, b)| (*b, false, i)),
-        )
-        .collect();
-    let mut positions = Vec::new();
-    for (body, is_car, i) in bodies {
-        let asset = if is_car { car } else { barrel };
-        let triangles = scene.world_render_mesh(&body, asset, &mut positions)?;
-        let pose = *scene.world.bodies[body.rigid_body].position();
-        let rest: Vec<Vec3> = asset
-            .render()
-            .map_or(asset.cage().positions(), |r| r.mesh().positions())
-            .iter()
-            .map(|p| pose * *p)
-            .collect();
-        let (paint, scale) = if is_car {
-            let (r, g, b) = CAR_COLOURS[i % CAR_COLOURS.len()];
-            (Rgb::from_u8(r, g, b), 0.35)
+    for shot in &frame.shots {
+        let triangles = if shot.is_car {
+            &pictures.car_triangles
         } else {
-            (
-                if i % 2 == 0 {
-                    Rgb::from_u8(230, 120, 30)
-                } else {
-                    Rgb::from_u8(40, 110, 190)
-                },
-                0.08,
-            )
+            &pictures.barrel_triangles
         };
-        let colours = dent_colours(paint, &positions, &rest, scale);
         canvas.draw_mesh(
             camera,
-            &positions,
-            &triangles,
-            MeshColours::PerVertex(&colours),
+            &shot.positions,
+            triangles,
+            MeshColours::PerVertex(&shot.colours),
             Shading::Smooth,
         )?;
     }
     Ok(())
 }
 
-/// Bounding box of points.
-fn bounds(points: impl IntoIterator<Item = Vec3>) -> (Vec3, Vec3) {
-    points
-        .into_iter()
-        .fold((Vec3::MAX, Vec3::MIN), |(a, b), p| (a.min(p), b.max(p)))
-}
-
+/// An overview sequence: every body at `times`, one camera fitted to every body over every frame.
 fn render_overview(
-    scene: &mut CrashScene,
-    car: &PlasticAsset,
-    barrel: &PlasticAsset,
-    launch: bool,
-    path: &str,
+    pictures: &Pictures,
+    sequence: &str,
+    times: &[f32],
+    what: &str,
+    written: &mut WrittenFiles,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    // At launch, frame every car; afterwards, the crash sites around the origin.
-    let camera = if launch {
-        let (lo, hi) = bounds(
-            scene
-                .cars
-                .iter()
-                .map(|b| scene.world.bodies[b.rigid_body].translation()),
+    let (w, h) = (1600, 900);
+    let frames: Vec<&Frame> = times.iter().map(|&t| frame_at(pictures, t)).collect();
+    let points: Vec<Vec3> = frames
+        .iter()
+        .flat_map(|f| &f.shots)
+        .flat_map(|s| s.positions.iter().copied())
+        .collect();
+    // Below the header band, clear of the legend, with room around for the labels.
+    let camera = Camera::fit_points(
+        &points,
+        Vec3::new(0.3, -0.8, -0.55),
+        0.6,
+        w as f32 / h as f32,
+        0.1,
+        insets(w, h),
+    )?;
+    for (k, frame) in frames.iter().enumerate() {
+        let mut canvas = Canvas::new(w, h, SKY)?;
+        draw_frame(pictures, frame, &camera, &mut canvas)?;
+        canvas.draw_header(
+            &format!("car_crash: {sequence}"),
+            &format!(
+                "{what}; 8 cars at 35 m/s into 4 crash sites, 10 barrels (b0–b9) in car 0's lane, seed {}",
+                pictures.seed
+            ),
+            &stamp(pictures, frame),
         );
-        let margin = Vec3::new(3.0, 0.0, 3.0);
-        Camera::framing(
-            lo - margin,
-            hi + margin + Vec3::Y * 1.5,
-            Vec3::new(0.3, -0.75, -0.6),
-            0.6,
-        )?
-    } else {
-        Camera::look_at(Vec3::new(-6.0, 21.0, 31.0), Vec3::new(0.0, 0.0, 1.0), 0.8)?
-    };
-    let mut canvas = Canvas::new(1280, 720, Rgb::from_u8(200, 215, 235))?;
-    draw_scene(scene, car, barrel, &camera, &mut canvas)?;
-    canvas.save_png(path)?;
+        canvas.draw_legend(&legend(), Corner::BottomLeft);
+        let labels: Vec<Label> = frame.shots.iter().map(|s| s.label(true)).collect();
+        canvas.draw_labels(&camera, &labels);
+        let path = format!("{OUT}/{}", frame_file_name(sequence, k, frame.t));
+        written.save_png(
+            &canvas,
+            path,
+            format!("{sequence} at t = {:.3} s: {what}", frame.t),
+        )?;
+    }
     Ok(())
 }
 
+/// The close-up sequence of one crash site: its two cars (and what comes near them), one camera
+/// fitted to the two cars over every frame of the sequence.
 fn render_site(
-    scene: &mut CrashScene,
-    car: &PlasticAsset,
-    barrel: &PlasticAsset,
+    pictures: &Pictures,
     site: usize,
-    path: &str,
+    written: &mut WrittenFiles,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let pair: Vec<SceneBody> = scene.cars.iter().skip(2 * site).take(2).copied().collect();
-    if pair.is_empty() {
-        return Ok(());
+    let (w, h) = (1200, 900);
+    let pair = [2 * site, 2 * site + 1];
+    let frames: Vec<&Frame> = SITE_TIMES.iter().map(|&t| frame_at(pictures, t)).collect();
+    let in_pair = |s: &&Shot| s.is_car && pair.contains(&s.id);
+    let points: Vec<Vec3> = frames
+        .iter()
+        .flat_map(|f| f.shots.iter().filter(in_pair))
+        .flat_map(|s| s.positions.iter().copied())
+        .collect();
+    let camera = Camera::fit_points(
+        &points,
+        Vec3::new(-0.45, -0.55, -0.7),
+        0.55,
+        w as f32 / h as f32,
+        0.15,
+        insets(w, h),
+    )?;
+    let kind = [
+        "head-on",
+        "T-bone",
+        "offset head-on",
+        "T-bone from the other side",
+    ][site % 4];
+    for (k, frame) in frames.iter().enumerate() {
+        let mut canvas = Canvas::new(w, h, SKY)?;
+        draw_frame(pictures, frame, &camera, &mut canvas)?;
+        canvas.draw_header(
+            &format!("car_crash: crash site {site}"),
+            &format!(
+                "{kind}: car {} and car {}, fixed camera over the sequence",
+                pair[0], pair[1]
+            ),
+            &stamp(pictures, frame),
+        );
+        canvas.draw_legend(&legend(), Corner::BottomLeft);
+        let labels: Vec<Label> = frame.shots.iter().map(|s| s.label(false)).collect();
+        canvas.draw_labels(&camera, &labels);
+        let path = format!(
+            "{OUT}/{}",
+            frame_file_name(&format!("site{site}"), k, frame.t)
+        );
+        written.save_png(
+            &canvas,
+            path,
+            format!(
+                "crash site {site} ({kind}, cars {} and {}) at t = {:.3} s",
+                pair[0], pair[1], frame.t
+            ),
+        )?;
     }
-    let mut points = Vec::new();
-    let mut positions = Vec::new();
-    for body in &pair {
-        scene.world_render_mesh(body, car, &mut positions)?;
-        points.extend_from_slice(&positions);
-    }
-    let (lo, hi) = bounds(points);
-    let camera = Camera::framing(lo, hi, Vec3::new(-0.45, -0.55, -0.7), 0.55)?;
-    let mut canvas = Canvas::new(960, 640, Rgb::from_u8(200, 215, 235))?;
-    draw_scene(scene, car, barrel, &camera, &mut canvas)?;
-    canvas.save_png(path)?;
     Ok(())
 }
 
-/// Every car alone in its own frame, seen from its most dented side: a 4 × 2 gallery.
+/// Every car alone in its own panel, seen from its most dented side: a 4 × 2 gallery at the end.
 fn render_dent_gallery(
     scene: &mut CrashScene,
-    path: &str,
+    pictures: &Pictures,
+    written: &mut WrittenFiles,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let (w, h) = (480, 320);
-    let mut gallery = Canvas::new(4 * w, 2 * h, Rgb::WHITE)?;
+    let (w, h) = (480, 340);
+    let band = Canvas::header_height(4 * w, true).ceil() as usize;
+    let legend = Legend::new("colours").with(LegendEntry::dent_ramp(
+        LEGEND_PAINT,
+        CAR_DENT_SCALE,
+        "paint → red by plastic displacement",
+    ));
+    // A strip below the panels for the legend.
+    let footer = Canvas::legend_size(4 * w, &legend).1.ceil() as usize + 24;
+    let mut gallery = Canvas::new(4 * w, band + 2 * h + footer, Rgb::WHITE)?;
+    let last = pictures.frames.last().ok_or("no frame captured")?;
     let cars = scene.cars.clone();
     for (i, body) in cars.iter().enumerate() {
         let Some(handle) = body.deformable else {
@@ -392,10 +627,10 @@ fn render_dent_gallery(
             continue;
         };
         let rest = render.mesh().positions();
-        let (lo, hi) = bounds(rest.iter().copied());
+        let (lo, hi) = bounds(rest);
         let centre = 0.5 * (lo + hi);
         // Look at the car from the side of its deepest dent, a little from above.
-        let (dent, _) = positions
+        let (dent, depth) = positions
             .iter()
             .zip(rest)
             .map(|(p, q)| (*q, (*p - *q).length()))
@@ -408,10 +643,20 @@ fn render_dent_gallery(
             Vec3::X
         };
         let direction = -(side + Vec3::new(0.0, 0.55, 0.0) + side.cross(Vec3::Y) * 0.6);
-        let camera = Camera::framing(lo, hi, direction, 0.6)?;
+        let camera = Camera::fit_points(
+            rest,
+            direction,
+            0.6,
+            w as f32 / h as f32,
+            0.15,
+            [Canvas::header_height(w, false) / h as f32, 0.0, 0.0, 0.0],
+        )?;
         let mut canvas = Canvas::new(w, h, Rgb::from_u8(235, 238, 242))?;
-        let (r, g, b) = CAR_COLOURS[i % CAR_COLOURS.len()];
-        let colours = dent_colours(Rgb::from_u8(r, g, b), &positions, rest, 0.35);
+        let colours: Vec<Rgb> = positions
+            .iter()
+            .zip(rest)
+            .map(|(p, q)| dent_tint(paint(true, i), (*p - *q).length(), CAR_DENT_SCALE))
+            .collect();
         canvas.draw_mesh(
             &camera,
             &positions,
@@ -419,8 +664,28 @@ fn render_dent_gallery(
             MeshColours::PerVertex(&colours),
             Shading::Smooth,
         )?;
-        gallery.blit(&canvas, (i % 4) * w, (i / 4) * h);
+        canvas.draw_header(
+            &format!("car {i}"),
+            "",
+            &format!("deepest dent {:.1} cm", 100.0 * depth),
+        );
+        canvas.stroke_rect(0.0, 0.0, w as f32, h as f32, Rgb::GREY);
+        gallery.blit(&canvas, (i % 4) * w, band + (i / 4) * h);
     }
-    gallery.save_png(path)?;
+    gallery.draw_header(
+        "car_crash: dents after the crash",
+        "each car alone in its body frame, seen from its most dented side; paint → red by plastic displacement",
+        &stamp(pictures, last),
+    );
+    gallery.draw_legend(&legend, Corner::BottomRight);
+    let path = format!("{OUT}/dents_t{:.3}s.png", last.t);
+    written.save_png(
+        &gallery,
+        path,
+        format!(
+            "dent gallery at t = {:.3} s: each car from its most dented side",
+            last.t
+        ),
+    )?;
     Ok(())
 }

@@ -1,22 +1,34 @@
-//! The BN-Tree paper's cat: builds the ~250k-triangle skinned cat and renders walk and run-and-jump frames to `out/cat_walk_*.png`.
+//! The BN-Tree paper's cat: builds the ~250k-triangle skinned cat, finds its self-collisions with the BN-Tree and renders walk and run-and-jump frames to `out/cat_walk/`.
 //!
 //! ```text
 //! cargo run --release --example cat_walk            # 250k cat, 6 walk + 6 run-jump frames
+//! cargo run --release --example cat_walk -- --quick # the 15k-triangle cat (seconds)
 //! cargo run --release --example cat_walk -- --all   # also times the build of every resolution
 //! ```
 //!
-//! Writes `out/cat_walk_walk_<k>.png`, `out/cat_walk_runjump_<k>.png` and a contact sheet
-//! `out/cat_walk_sheet.png` (walk on the top row, run-jump below).
+//! Writes `out/cat_walk/walk_<k>_t<t>s.png`, `out/cat_walk/runjump_<k>_t<t>s.png` (one camera
+//! fitted to the cat over all twelve frames; title, gait time and frame, legend) and a contact
+//! sheet `out/cat_walk/sheet.png` (walk on the top two rows, run-jump below). Self-colliding
+//! triangles (BN-Tree query, conservative culling) are drawn in the self-collision colour.
 
 use std::time::Instant;
 
+use rapier3d_deform::bn_tree::{
+    BnTree, BnTreeOptions, CullingMode, RefitPolicy, SelfCollisionQuery,
+};
 use rapier3d_deform::deformation::GovernedDeformation;
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform_scenes::cat::{Cat, CatResolution, Gait};
-use rapier3d_deform_scenes::render::{Camera, Canvas, MeshColours, Rgb, Shading};
+use rapier3d_deform_scenes::render::{
+    Camera, Canvas, Corner, Legend, LegendEntry, MeshColours, Rgb, SELF_COLLISION_COLOUR, Shading,
+    WrittenFiles, clear_outputs, frame_file_name,
+};
 
 const FRAMES: usize = 6;
-const SIDE: (usize, usize) = (640, 400);
+const SIDE: (usize, usize) = (640, 420);
+const OUT: &str = "out/cat_walk";
+const SKY: Rgb = Rgb::new(0.86, 0.9, 0.96);
+const GROUND: Rgb = Rgb::new(0.72, 0.74, 0.7);
 
 /// A ginger tabby coat: darker stripes across the back, legs and tail, a pale belly.
 fn coat(rest: Vec3) -> Rgb {
@@ -38,7 +50,7 @@ fn render(
     triangles: &[[u32; 3]],
     colours: &[Rgb],
 ) -> rapier3d_deform::Result<Canvas> {
-    let mut canvas = Canvas::new(SIDE.0, SIDE.1, Rgb::new(0.86, 0.9, 0.96))?;
+    let mut canvas = Canvas::new(SIDE.0, SIDE.1, SKY)?;
     // The ground plane y = 0 (large enough that its far edge is beyond the horizon).
     let g = 20.0;
     let ground = [
@@ -51,7 +63,7 @@ fn render(
         camera,
         &ground,
         &[[0, 2, 1], [0, 3, 2]],
-        MeshColours::Uniform(Rgb::new(0.72, 0.74, 0.7)),
+        MeshColours::Uniform(GROUND),
         Shading::Flat,
     )?;
     canvas.draw_mesh(
@@ -64,7 +76,38 @@ fn render(
     Ok(canvas)
 }
 
-fn main() -> rapier3d_deform::Result<()> {
+/// One frame: gait, index in its sequence, gait time, posed positions, self-colliding pairs.
+struct Frame {
+    gait: Gait,
+    index: usize,
+    t: f32,
+    positions: Vec<Vec3>,
+    pairs: usize,
+    colliding: Vec<u32>,
+}
+
+/// `244480` → `"244,480"`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn gait_name(gait: Gait) -> &'static str {
+    match gait {
+        Gait::Walk => "walk",
+        Gait::RunJump => "runjump",
+    }
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let quick = std::env::args().any(|a| a == "--quick");
     if std::env::args().any(|a| a == "--all") {
         println!("resolution  triangles  vertices  max influences  build (s)");
         for res in CatResolution::ALL {
@@ -82,8 +125,13 @@ fn main() -> rapier3d_deform::Result<()> {
         }
     }
 
+    let resolution = if quick {
+        CatResolution::Coarse
+    } else {
+        CatResolution::Full
+    };
     let start = Instant::now();
-    let mut cat = Cat::build(CatResolution::Full)?;
+    let mut cat = Cat::build(resolution)?;
     println!(
         "cat: {} triangles, {} vertices, {} bones, up to {} influences; built in {:.2} s",
         cat.mesh().triangle_count(),
@@ -92,35 +140,146 @@ fn main() -> rapier3d_deform::Result<()> {
         cat.skinning().weights().max_influences(),
         start.elapsed().as_secs_f64()
     );
+    let start = Instant::now();
+    let tree = BnTree::build_with(
+        cat.mesh(),
+        cat.skinning().rest_positions(),
+        cat.skinning().weights(),
+        BnTreeOptions::SELF_COLLISION,
+    )?;
+    let mut query = SelfCollisionQuery::new(&tree);
+    let mut pairs = Vec::new();
+    println!(
+        "BN-Tree: {} nodes, built in {:.2} s",
+        tree.nodes().len(),
+        start.elapsed().as_secs_f64()
+    );
     let triangles = cat.mesh().triangles().to_vec();
-    let colours: Vec<Rgb> = cat.mesh().positions().iter().map(|&p| coat(p)).collect();
-    let camera = Camera::look_at(Vec3::new(0.5, 0.5, 1.3), Vec3::new(0.0, 0.25, 0.0), 0.6)?;
-    let mut sheet = Canvas::new(SIDE.0 * 3, SIDE.1 * 4, Rgb::WHITE)?;
-    for (row, gait) in Gait::ALL.into_iter().enumerate() {
-        let name = match gait {
-            Gait::Walk => "walk",
-            Gait::RunJump => "runjump",
-        };
+    let coat_colours: Vec<Rgb> = cat.mesh().positions().iter().map(|&p| coat(p)).collect();
+
+    // Pose every frame first, so that one camera can frame them all.
+    let mut frames = Vec::new();
+    for gait in Gait::ALL {
         // The walk evenly over its cycle; the run-jump at two gallop phases, the crouch, the
         // take-off, the tuck (tail curled onto the back) and the landing (neck bent).
         let times: [f32; FRAMES] = match gait {
             Gait::Walk => std::array::from_fn(|k| gait.period() * k as f32 / FRAMES as f32),
             Gait::RunJump => [0.1, 0.3, 1.45, 1.65, 1.88, 2.23],
         };
-        for (k, t) in times.into_iter().enumerate() {
+        for (index, t) in times.into_iter().enumerate() {
             let pose = cat.pose(gait, t);
             let skin_start = Instant::now();
             cat.skinning_mut().set_bone_transforms(&pose)?;
-            let posed = cat.skinning().deformed_positions();
+            let positions = cat.skinning().deformed_positions();
             let skin_ms = 1e3 * skin_start.elapsed().as_secs_f64();
-            let canvas = render(&camera, &posed, &triangles, &colours)?;
-            let path = format!("out/cat_walk_{name}_{k}.png");
-            canvas.save_png(&path)?;
-            println!("{path}: t = {t:.2} s (skinning {skin_ms:.1} ms)");
-            sheet.blit(&canvas, (k % 3) * SIDE.0, (2 * row + k / 3) * SIDE.1);
+            let stats = query.run(
+                &tree,
+                cat.skinning().governors(),
+                RefitPolicy::OnDemand,
+                CullingMode::Conservative,
+                &mut pairs,
+            );
+            let colliding: Vec<u32> = pairs.iter().flat_map(|p| [p[0], p[1]]).collect();
+            println!(
+                "{} t = {t:.2} s: skinning {skin_ms:.1} ms, self-collision {:.1} ms, {} pairs",
+                gait_name(gait),
+                stats.nanos as f64 / 1e6,
+                pairs.len()
+            );
+            frames.push(Frame {
+                gait,
+                index,
+                t,
+                positions,
+                pairs: pairs.len(),
+                colliding,
+            });
         }
     }
-    sheet.save_png("out/cat_walk_sheet.png")?;
-    println!("out/cat_walk_sheet.png: walk (top two rows), run and jump (bottom two rows)");
+    let points: Vec<Vec3> = frames
+        .iter()
+        .flat_map(|f| f.positions.iter().copied())
+        .collect();
+    let legend = Legend::new("colours")
+        .with(LegendEntry::swatch(
+            SELF_COLLISION_COLOUR,
+            "self-colliding triangle (BN-Tree)",
+        ))
+        .with(LegendEntry::swatch(
+            coat(Vec3::new(0.0, 0.25, 0.0)),
+            "fur pattern (no data)",
+        ))
+        .with(LegendEntry::swatch(GROUND, "ground"));
+    // Below the header band, above the strip of the legend.
+    let camera = Camera::fit_points(
+        &points,
+        Vec3::new(-0.5, -0.25, -1.3),
+        0.6,
+        SIDE.0 as f32 / SIDE.1 as f32,
+        0.08,
+        [
+            Canvas::header_height(SIDE.0, true) / SIDE.1 as f32,
+            0.0,
+            (Canvas::legend_size(SIDE.0, &legend).1 + 12.0) / SIDE.1 as f32,
+            0.0,
+        ],
+    )?;
+
+    let band = Canvas::header_height(SIDE.0 * 3, true).ceil() as usize;
+    let mut sheet = Canvas::new(SIDE.0 * 3, band + SIDE.1 * 4, Rgb::WHITE)?;
+    // The folder holds exactly this run's files.
+    clear_outputs(OUT, &["png", "obj"])?;
+    let mut written = WrittenFiles::new();
+    for (row, gait) in Gait::ALL.into_iter().enumerate() {
+        let name = gait_name(gait);
+        let sequence: Vec<&Frame> = frames.iter().filter(|f| f.gait == gait).collect();
+        for frame in sequence {
+            let mut colours = coat_colours.clone();
+            for &t in &frame.colliding {
+                for &v in &triangles[t as usize] {
+                    colours[v as usize] = SELF_COLLISION_COLOUR;
+                }
+            }
+            let mut canvas = render(&camera, &frame.positions, &triangles, &colours)?;
+            canvas.draw_header(
+                &format!("cat_walk: {name}"),
+                &format!(
+                    "{} triangles, {} self-colliding pairs",
+                    thousands(triangles.len()),
+                    frame.pairs
+                ),
+                &format!("t = {:.2} s · frame {}/{FRAMES}", frame.t, frame.index + 1),
+            );
+            canvas.draw_legend(&legend, Corner::BottomRight);
+            let path = format!("{OUT}/{}", frame_file_name(name, frame.index, frame.t));
+            written.save_png(
+                &canvas,
+                path,
+                format!(
+                    "{name} at gait time {:.2} s ({} self-colliding pairs)",
+                    frame.t, frame.pairs
+                ),
+            )?;
+            let k = frame.index;
+            canvas.stroke_rect(0.0, 0.0, SIDE.0 as f32, SIDE.1 as f32, Rgb::GREY);
+            sheet.blit(&canvas, (k % 3) * SIDE.0, band + (2 * row + k / 3) * SIDE.1);
+        }
+    }
+    sheet.draw_header(
+        "cat_walk: contact sheet",
+        &format!(
+            "{} triangles; walk (top two rows) and run-and-jump (bottom two rows), one camera",
+            thousands(triangles.len())
+        ),
+        "gait time in each panel",
+    );
+    let path = format!("{OUT}/sheet.png");
+    written.save_png(
+        &sheet,
+        path,
+        "contact sheet: walk (top two rows), run and jump (bottom two rows)",
+    )?;
+    println!();
+    written.print_summary();
     Ok(())
 }

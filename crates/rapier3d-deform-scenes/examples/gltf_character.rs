@@ -1,4 +1,4 @@
-//! Loads a skinned glTF character (default: the Fox), plays a clip, reports per-frame timing and writes PNG snapshots to `out/`.
+//! Loads a skinned glTF character (default: the Fox), plays a clip, reports per-frame timing and writes PNG snapshots to `out/gltf_character/`.
 //!
 //! ```text
 //! cargo run --release --example gltf_character -- [file.glb] [clip] [frames]
@@ -7,7 +7,9 @@
 //! Per frame: sample the clip's joint world transforms (`Skeleton::world_transforms`), pose the
 //! linear blend skinning loaded from the file, evaluate every welded collision vertex, and run the
 //! BN-Tree self-collision query (conservative mode) on the welded mesh. Six snapshots of one
-//! cycle are rendered with the crate's software renderer, self-colliding triangles in red.
+//! cycle are rendered with the crate's software renderer (one camera fitted to all six; title,
+//! clip time and frame, the character's name, a legend), self-colliding triangles in the
+//! self-collision colour, to `out/gltf_character/<clip>_<k>_t<t>s.png`.
 
 use std::error::Error;
 use std::time::{Duration, Instant};
@@ -18,10 +20,16 @@ use rapier3d_deform::bn_tree::{
 use rapier3d_deform::deformation::GovernedDeformation;
 use rapier3d_deform::io::{LoadOptions, load_gltf};
 use rapier3d_deform::math::Vec3;
-use rapier3d_deform_scenes::render::{Camera, Canvas, MeshColours, Rgb, Shading};
+use rapier3d_deform_scenes::render::{
+    Camera, Canvas, Corner, Label, Legend, LegendEntry, MeshColours, Rgb, SELF_COLLISION_COLOUR,
+    Shading, WrittenFiles, clear_outputs, frame_file_name,
+};
 
 const FPS: f32 = 30.0;
 const SNAPSHOTS: usize = 6;
+const OUT: &str = "out/gltf_character";
+/// The skin colour of the character.
+const SKIN: Rgb = Rgb::ORANGE;
 
 fn percentile(sorted: &[Duration], q: f64) -> Duration {
     sorted[((sorted.len() - 1) as f64 * q).round() as usize]
@@ -147,15 +155,39 @@ fn main() -> Result<(), Box<dyn Error>> {
             Ok((t, skin.deformed_positions(), skin.governors().to_vec()))
         })
         .collect::<rapier3d_deform::Result<Vec<_>>>()?;
-    let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
-    for (_, p, _) in &shots {
-        for q in p {
-            lo = lo.min(*q);
-            hi = hi.max(*q);
-        }
-    }
-    let camera = Camera::framing(lo, hi, Vec3::new(-1.0, -0.35, -0.8), 0.6)?;
-    std::fs::create_dir_all("out")?;
+    let (w, h) = (900, 640);
+    let points: Vec<Vec3> = shots
+        .iter()
+        .flat_map(|(_, p, _)| p.iter().copied())
+        .collect();
+    let name = std::path::Path::new(&path).file_stem().map_or_else(
+        || "character".to_owned(),
+        |s| s.to_string_lossy().into_owned(),
+    );
+    let clip_label = clip.name().unwrap_or("clip").to_owned();
+    let legend = Legend::new("colours")
+        .with(LegendEntry::swatch(SKIN, "skin (welded collision mesh)"))
+        .with(LegendEntry::swatch(
+            SELF_COLLISION_COLOUR,
+            "self-colliding triangle (BN-Tree, conservative)",
+        ));
+    // Below the header band and the label above the character, above the legend's strip.
+    let camera = Camera::fit_points(
+        &points,
+        Vec3::new(-1.0, -0.35, -0.8),
+        0.6,
+        w as f32 / h as f32,
+        0.1,
+        [
+            (Canvas::header_height(w, true) + 40.0) / h as f32,
+            0.0,
+            (Canvas::legend_size(w, &legend).1 + 16.0) / h as f32,
+            0.0,
+        ],
+    )?;
+    // The folder holds exactly this run's files.
+    clear_outputs(OUT, &["png", "obj"])?;
+    let mut written = WrittenFiles::new();
     for (k, (t, p, governors)) in shots.iter().enumerate() {
         let _ = query.run(
             &tree,
@@ -164,12 +196,12 @@ fn main() -> Result<(), Box<dyn Error>> {
             CullingMode::Conservative,
             &mut pairs,
         );
-        let mut colours = vec![Rgb::ORANGE; asset.mesh.triangle_count()];
+        let mut colours = vec![SKIN; asset.mesh.triangle_count()];
         for pair in &pairs {
-            colours[pair[0] as usize] = Rgb::new(0.9, 0.1, 0.1);
-            colours[pair[1] as usize] = Rgb::new(0.9, 0.1, 0.1);
+            colours[pair[0] as usize] = SELF_COLLISION_COLOUR;
+            colours[pair[1] as usize] = SELF_COLLISION_COLOUR;
         }
-        let mut canvas = Canvas::new(800, 600, Rgb::WHITE)?;
+        let mut canvas = Canvas::new(w, h, Rgb::WHITE)?;
         canvas.draw_mesh(
             &camera,
             p,
@@ -177,12 +209,32 @@ fn main() -> Result<(), Box<dyn Error>> {
             MeshColours::PerTriangle(&colours),
             Shading::Smooth,
         )?;
-        let file = format!("out/gltf_character_{k}.png");
-        canvas.save_png(&file)?;
-        println!(
-            "  wrote {file} (t = {t:.3} s, {} self-colliding pairs)",
-            pairs.len()
+        canvas.draw_header(
+            &format!("gltf_character: {name}, clip {clip_label}"),
+            &format!(
+                "{} triangles, {} joints; {} self-colliding pairs",
+                asset.mesh.triangle_count(),
+                asset.skeleton.joints().len(),
+                pairs.len()
+            ),
+            &format!("t = {t:.3} s · frame {}/{SNAPSHOTS}", k + 1),
         );
+        canvas.draw_legend(&legend, Corner::BottomLeft);
+        canvas.draw_labels(&camera, &[Label::above(p, name.clone()).with_swatch(SKIN)]);
+        let file = format!(
+            "{OUT}/{}",
+            frame_file_name(&clip_label.to_lowercase(), k, *t)
+        );
+        written.save_png(
+            &canvas,
+            file,
+            format!(
+                "{name} {clip_label} at t = {t:.3} s ({} self-colliding pairs)",
+                pairs.len()
+            ),
+        )?;
     }
+    println!();
+    written.print_summary();
     Ok(())
 }

@@ -5,7 +5,7 @@
 //! | [`cat`], [`cloth`], [`teddy`], [`fox`] | the self-collision scenes of the BN-Tree paper (procedural cat, hanging cloth, point-based teddy) and the Khronos Fox |
 //! | [`car`], [`barrel`], [`crash`] | plastic car and barrel assets with damage examples, the crash and barrel-drop layouts |
 //! | [`sdf_mesh`] | signed distance fields from smooth unions, meshed by surface nets |
-//! | [`render`] | a z-buffered software rasterizer writing PNGs |
+//! | [`render`] | a z-buffered software rasterizer writing PNGs, with titles, time stamps, body labels and legends (`render::annotate`) and the shared dent and self-collision colours |
 //! | [`bvh_refit`] | the deform-all + BVH-refit self-collision baseline |
 //! | [`self_colliding`] | small deformed meshes that self-collide (test fixtures) |
 //! | [`asset_path`] | where the bundled assets live |

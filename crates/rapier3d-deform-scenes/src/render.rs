@@ -22,10 +22,148 @@
 
 use std::fs::File;
 use std::io::BufWriter;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rapier3d_deform::error::{DeformError, Result};
 use rapier3d_deform::math::Vec3;
+
+pub mod annotate;
+
+pub use annotate::{Corner, Label, Legend, LegendEntry, TextStyle};
+
+/// The colour of plastic deformation in every picture: a body's paint is blended towards it by
+/// how far a vertex moved from its rest position ([`dent_tint`]), full at the legend's scale.
+pub const DENT_COLOUR: Rgb = Rgb::new(0.93, 0.07, 0.05);
+
+/// The colour of self-colliding triangles in every picture.
+pub const SELF_COLLISION_COLOUR: Rgb = Rgb::new(0.85, 0.1, 0.85);
+
+/// A vertex colour showing a dent: `paint` blended towards [`DENT_COLOUR`] by
+/// `displacement / full_scale` (clamped to `[0, 1]`; a non-positive scale shows no dent).
+///
+/// The legend entry that explains it is [`LegendEntry::dent_ramp`].
+///
+/// # Performance
+/// O(1).
+#[inline]
+pub fn dent_tint(paint: Rgb, displacement: f32, full_scale: f32) -> Rgb {
+    let t = if full_scale > 0.0 {
+        (displacement / full_scale).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    paint.lerp(DENT_COLOUR, if t.is_nan() { 0.0 } else { t })
+}
+
+/// The file name of frame `index` of a picture sequence taken at simulation time `t` seconds:
+/// `<sequence>_<index, 3 digits>_t<t>s.png`, so that names sort by time within a sequence.
+///
+/// # Performance
+/// O(length of the name).
+pub fn frame_file_name(sequence: &str, index: usize, t: f32) -> String {
+    format!("{sequence}_{index:03}_t{t:.3}s.png")
+}
+
+/// Removes the files directly in `dir` whose extension is one of `extensions` (a previous run's
+/// pictures), so that the folder then holds exactly what the run writes; creates `dir` if
+/// missing. Returns how many files were removed.
+///
+/// # Errors
+/// [`DeformError::FileWrite`] naming the folder or file that could not be created or removed.
+///
+/// # Performance
+/// O(entries in `dir`).
+pub fn clear_outputs(dir: impl AsRef<Path>, extensions: &[&str]) -> Result<usize> {
+    let dir = dir.as_ref();
+    let fail = |path: &Path, e: std::io::Error| DeformError::FileWrite {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    };
+    std::fs::create_dir_all(dir).map_err(|e| fail(dir, e))?;
+    let mut removed = 0;
+    for entry in std::fs::read_dir(dir).map_err(|e| fail(dir, e))? {
+        let path = entry.map_err(|e| fail(dir, e))?.path();
+        let matches = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| extensions.contains(&e));
+        if matches && path.is_file() {
+            std::fs::remove_file(&path).map_err(|e| fail(&path, e))?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
+/// The files an example wrote, with a line saying what each shows, printed at the end of a run.
+///
+/// # Performance
+/// O(1) per file recorded.
+#[derive(Clone, Debug, Default)]
+pub struct WrittenFiles {
+    files: Vec<(PathBuf, String)>,
+}
+
+impl WrittenFiles {
+    /// An empty list.
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Saves `canvas` as a PNG at `path` ([`Canvas::save_png`]) and records it with `what`.
+    ///
+    /// # Errors
+    /// As [`Canvas::save_png`].
+    ///
+    /// # Performance
+    /// O(width · height).
+    pub fn save_png(
+        &mut self,
+        canvas: &Canvas,
+        path: impl AsRef<Path>,
+        what: impl Into<String>,
+    ) -> Result<()> {
+        canvas.save_png(path.as_ref())?;
+        self.record(path, what);
+        Ok(())
+    }
+
+    /// Records a file written by other means.
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn record(&mut self, path: impl AsRef<Path>, what: impl Into<String>) {
+        self.files.push((path.as_ref().to_path_buf(), what.into()));
+    }
+
+    /// The recorded files with their descriptions, in the order written.
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn files(&self) -> &[(PathBuf, String)] {
+        &self.files
+    }
+
+    /// Prints `wrote N files:` and one line per file (path, then what it shows).
+    ///
+    /// # Performance
+    /// O(files).
+    pub fn print_summary(&self) {
+        println!("wrote {} files:", self.files.len());
+        let width = self
+            .files
+            .iter()
+            .map(|(p, _)| p.display().to_string().chars().count())
+            .max()
+            .unwrap_or(0);
+        for (path, what) in &self.files {
+            println!("  {:<width$}  {what}", path.display().to_string());
+        }
+    }
+}
 
 /// An RGB colour with components in `[0, 1]` (written to the PNG as 8-bit sRGB values as is).
 ///
@@ -220,6 +358,132 @@ impl Camera {
         Self::look_at(centre - dir * distance, centre, fov_y)
     }
 
+    /// A camera looking along `direction` at the centre of the box `[mins, maxs]`, as close as
+    /// possible while all eight corners of the box stay inside an image of `aspect` = width /
+    /// height, with `margin` (a fraction of the half-size, e.g. 0.05) to spare on each side.
+    /// Tighter than [`Camera::framing`] for flat or long boxes (a street seen from above).
+    ///
+    /// # Errors
+    /// As [`Camera::fit_points`].
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn fit_box(
+        mins: Vec3,
+        maxs: Vec3,
+        direction: Vec3,
+        fov_y: f32,
+        aspect: f32,
+        margin: f32,
+    ) -> Result<Self> {
+        let corners: [Vec3; 8] = std::array::from_fn(|i| {
+            Vec3::new(
+                if i & 1 == 0 { mins.x } else { maxs.x },
+                if i & 2 == 0 { mins.y } else { maxs.y },
+                if i & 4 == 0 { mins.z } else { maxs.z },
+            )
+        });
+        Self::fit_points(&corners, direction, fov_y, aspect, margin, [0.0; 4])
+    }
+
+    /// The closest camera looking along `direction` (world up `+Y`, as [`Camera::look_at`]) that
+    /// sees every point of `points` in an image of `aspect` = width / height, centred (exactly
+    /// along the axis that sets the distance, up to perspective along the other) with `margin`
+    /// (a fraction of the half-size, e.g. 0.05) to spare on each side in the window
+    /// left free by `insets`: the fractions of the image height (top, bottom) and width (right,
+    /// left) kept clear for overlays such as a title band or a legend, `[top, right, bottom,
+    /// left]`.
+    ///
+    /// Exact: each side of the view frustum touches the extreme point in its direction (one
+    /// support query per side), so one camera computed from every frame of a sequence frames
+    /// them all without wasting room.
+    ///
+    /// # Errors
+    /// [`DeformError::InvalidParameter`] for no points, a zero `direction`, a `fov_y` outside
+    /// `(0, π)`, a non-positive aspect or insets that leave no window;
+    /// [`DeformError::NonFinitePosition`] for a non-finite point.
+    ///
+    /// # Performance
+    /// O(points).
+    pub fn fit_points(
+        points: &[Vec3],
+        direction: Vec3,
+        fov_y: f32,
+        aspect: f32,
+        margin: f32,
+        insets: [f32; 4],
+    ) -> Result<Self> {
+        if !(aspect.is_finite() && aspect > 0.0) {
+            return Err(DeformError::InvalidParameter {
+                name: "aspect",
+                value: aspect,
+                reason: "the aspect ratio must be finite and positive",
+            });
+        }
+        let [top, right_inset, bottom, left_inset] = insets.map(|f| f.max(0.0));
+        if !(top + bottom < 0.95 && right_inset + left_inset < 0.95) {
+            return Err(DeformError::InvalidParameter {
+                name: "insets",
+                value: (top + bottom).max(right_inset + left_inset),
+                reason: "the insets must leave a window (each pair below 0.95 of the side)",
+            });
+        }
+        if points.is_empty() {
+            return Err(DeformError::InvalidParameter {
+                name: "points",
+                value: 0.0,
+                reason: "a camera needs at least one point to frame",
+            });
+        }
+        if let Some(index) = points.iter().position(|p| !p.is_finite()) {
+            return Err(DeformError::NonFinitePosition {
+                what: "framed point",
+                index,
+            });
+        }
+        let (lo, hi) = points
+            .iter()
+            .fold((Vec3::MAX, Vec3::MIN), |(a, b), p| (a.min(*p), b.max(*p)));
+        // The orientation does not depend on the position: take it from a probe camera.
+        let probe = Self::framing(lo, hi, direction, fov_y)?;
+        let (right, up, fwd) = (probe.right, probe.up, probe.forward);
+        let t = probe.tan_half_fov;
+        let shrink = 1.0 / (1.0 + margin.max(0.0));
+        // The window in tangent space (view x / z, y / z), shrunk about its middle by the margin.
+        let window = |lo: f32, hi: f32| {
+            let (mid, half) = (0.5 * (lo + hi), 0.5 * (hi - lo) * shrink);
+            (mid - half, mid + half)
+        };
+        let (x_lo, x_hi) = window(
+            t * aspect * (-1.0 + 2.0 * left_inset),
+            t * aspect * (1.0 - 2.0 * right_inset),
+        );
+        let (y_lo, y_hi) = window(t * (-1.0 + 2.0 * bottom), t * (1.0 - 2.0 * top));
+        // Side planes through the eye, normals pointing out: the eye `e` must satisfy
+        // e · n ≥ max_p p · n for each.
+        let normals = [
+            right - fwd * x_hi,
+            -right + fwd * x_lo,
+            up - fwd * y_hi,
+            -up + fwd * y_lo,
+        ];
+        let support = normals.map(|n| points.iter().map(|p| p.dot(n)).fold(f32::MIN, f32::max));
+        let [s_right, s_left, s_top, s_bottom] = support;
+        // e = x right + y up + z fwd: the x pair bounds z by −(s_r + s_l) / (x_hi − x_lo), the
+        // y pair by −(s_t + s_b) / (y_hi − y_lo); the farther back of the two, then centred.
+        let z = (-(s_right + s_left) / (x_hi - x_lo)).min(-(s_top + s_bottom) / (y_hi - y_lo));
+        let x = 0.5 * ((s_right + x_hi * z) + (x_lo * z - s_left));
+        let y = 0.5 * ((s_top + y_hi * z) + (y_lo * z - s_bottom));
+        let eye = right * x + up * y + fwd * z;
+        let depth = points
+            .iter()
+            .map(|p| (*p - eye).dot(fwd))
+            .fold(0.0f32, f32::max)
+            .max(1e-3);
+        // Same direction, so look_at picks the same up vector as for the probe.
+        Self::look_at(eye, eye + fwd * (0.5 * depth), fov_y)
+    }
+
     /// The eye position.
     ///
     /// # Performance
@@ -326,6 +590,10 @@ pub struct Canvas {
     /// Unit direction towards the light, in view space.
     light: Vec3,
     ambient: f32,
+    /// Bottom of the header band ([`Canvas::draw_header`]), 0 without one.
+    header_bottom: f32,
+    /// Screen boxes of overlays that labels keep out of (header, legends).
+    reserved: Vec<annotate::Rect>,
 }
 
 impl Canvas {
@@ -356,6 +624,8 @@ impl Canvas {
             inv_depth: vec![0.0; width * height],
             light: Vec3::new(-0.35, 0.6, -0.72).normalize(),
             ambient: 0.28,
+            header_bottom: 0.0,
+            reserved: Vec::new(),
         })
     }
 
@@ -617,13 +887,45 @@ impl Canvas {
             camera.view_to_screen(va, self.width, self.height),
             camera.view_to_screen(vb, self.width, self.height),
         );
-        let steps = (sb.0 - sa.0).abs().max((sb.1 - sa.1).abs()).ceil();
-        // Cap the work for lines reaching far outside the image.
-        let steps = steps.clamp(1.0, 4.0 * (self.width + self.height) as f32) as usize;
+        // Clip the screen segment to the image (Liang–Barsky), so that a line reaching far
+        // outside is still drawn without gaps inside it.
+        let (dx, dy) = (sb.0 - sa.0, sb.1 - sa.1);
+        let (mut t0, mut t1) = (0.0f32, 1.0f32);
+        for (p, q) in [
+            (-dx, sa.0),
+            (dx, self.width as f32 - sa.0),
+            (-dy, sa.1),
+            (dy, self.height as f32 - sa.1),
+        ] {
+            if p == 0.0 {
+                if q < 0.0 {
+                    return Ok(());
+                }
+            } else {
+                let r = q / p;
+                if p < 0.0 {
+                    t0 = t0.max(r);
+                } else {
+                    t1 = t1.min(r);
+                }
+            }
+        }
+        if t0 > t1 || !(t0.is_finite() && t1.is_finite()) {
+            return Ok(());
+        }
+        let steps = ((dx.abs().max(dy.abs()) * (t1 - t0)).ceil())
+            .clamp(1.0, 4.0 * (self.width + self.height) as f32) as usize;
         let rgb = colour.to_u8();
+        // Step between the clipped ends (not from the far-away original ones), so that rounding
+        // does not skip pixels.
+        let (ca, cb) = (
+            (sa.0 + dx * t0, sa.1 + dy * t0),
+            (sa.0 + dx * t1, sa.1 + dy * t1),
+        );
         for k in 0..=steps {
-            let t = k as f32 / steps as f32;
-            let (x, y) = (sa.0 + (sb.0 - sa.0) * t, sa.1 + (sb.1 - sa.1) * t);
+            let u = k as f32 / steps as f32;
+            let t = t0 + (t1 - t0) * u;
+            let (x, y) = (ca.0 + (cb.0 - ca.0) * u, ca.1 + (cb.1 - ca.1) * u);
             if x < 0.0 || y < 0.0 || x >= self.width as f32 || y >= self.height as f32 {
                 continue;
             }
@@ -982,6 +1284,26 @@ mod tests {
             Rgb::RED.to_u8(),
             "visible beside it"
         );
+        // A line reaching thousands of pixels beyond both sides is drawn without gaps.
+        let mut canvas = Canvas::new(60, 60, BG).unwrap();
+        let far = Vec3::new(0.0, -0.6, -1.0);
+        canvas
+            .draw_line3(
+                &cam,
+                far + Vec3::X * -500.0,
+                far + Vec3::X * 500.0,
+                Rgb::BLUE,
+            )
+            .unwrap();
+        let (_, y, _) = cam.project(far, 60, 60).unwrap();
+        let row = y as usize;
+        assert!(
+            (0..60).all(|x| canvas.pixel(x, row) == Some(Rgb::BLUE.to_u8())),
+            "a gap in the long line: {y} {:?}",
+            (0..60)
+                .map(|x| canvas.pixel(x, row).unwrap()[2])
+                .collect::<Vec<_>>()
+        );
         // A box drawn around everything shows its front edges.
         canvas
             .draw_aabb(&cam, Vec3::splat(-0.5), Vec3::splat(0.5), Rgb::BLACK)
@@ -1000,6 +1322,141 @@ mod tests {
         assert_eq!(canvas.pixel(3, 3).unwrap(), Rgb::RED.to_u8());
         assert_eq!(canvas.pixel(4, 4).unwrap(), [1, 2, 3]);
         assert_eq!(canvas.pixel(5, 4).unwrap(), Rgb::RED.to_u8());
+    }
+
+    #[test]
+    fn fit_box_keeps_every_corner_inside_and_touches_an_edge() {
+        let (lo, hi) = (Vec3::new(-30.0, 0.0, -50.0), Vec3::new(30.0, 2.0, 50.0));
+        let (w, h) = (1600, 900);
+        let margin = 0.05;
+        let cam = Camera::fit_box(
+            lo,
+            hi,
+            Vec3::new(0.3, -0.75, -0.6),
+            0.6,
+            1600.0 / 900.0,
+            margin,
+        )
+        .unwrap();
+        let mut extent: f32 = 0.0;
+        for i in 0..8 {
+            let c = Vec3::new(
+                if i & 1 == 0 { lo.x } else { hi.x },
+                if i & 2 == 0 { lo.y } else { hi.y },
+                if i & 4 == 0 { lo.z } else { hi.z },
+            );
+            let (x, y, _) = cam.project(c, w, h).unwrap();
+            assert!(
+                x >= 0.0 && x <= w as f32 && y >= 0.0 && y <= h as f32,
+                "{x} {y}"
+            );
+            extent = extent
+                .max((x - 0.5 * w as f32).abs() / (0.5 * w as f32))
+                .max((y - 0.5 * h as f32).abs() / (0.5 * h as f32));
+        }
+        assert!((extent - 1.0 / (1.0 + margin)).abs() < 1e-3, "{extent}");
+        // Tighter than the bounding-sphere framing.
+        let loose = Camera::framing(lo, hi, Vec3::new(0.3, -0.75, -0.6), 0.6).unwrap();
+        let centre = 0.5 * (lo + hi);
+        assert!((cam.eye() - centre).length() < (loose.eye() - centre).length());
+        assert!(Camera::fit_box(lo, hi, Vec3::X, 0.6, 0.0, 0.0).is_err());
+    }
+
+    #[test]
+    fn fit_points_centres_the_points_below_the_reserved_band() {
+        // A scattered cloud, off the origin.
+        let points: Vec<Vec3> = (0..200)
+            .map(|i| {
+                let f = i as f32;
+                Vec3::new(
+                    7.0 + 3.0 * (0.37 * f).sin(),
+                    1.0 + (0.11 * f).cos().abs(),
+                    -4.0 + 5.0 * (0.23 * f).cos(),
+                )
+            })
+            .collect();
+        let (w, h) = (1200, 800);
+        let (margin, top, left) = (0.1, 0.125, 0.2);
+        let cam = Camera::fit_points(
+            &points,
+            Vec3::new(-0.4, -0.5, -0.7),
+            0.55,
+            1.5,
+            margin,
+            [top, 0.0, 0.0, left],
+        )
+        .unwrap();
+        let (mut x0, mut x1, mut y0, mut y1) = (f32::MAX, f32::MIN, f32::MAX, f32::MIN);
+        for p in &points {
+            let (x, y, _) = cam.project(*p, w, h).unwrap();
+            (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
+        }
+        // Inside the window below the band and right of the left strip, centred in it (the
+        // slack axis up to perspective: its extreme points lie at different depths).
+        let (band, strip) = (top * h as f32, left * w as f32);
+        assert!(x0 >= strip && x1 <= w as f32 && y0 >= band && y1 <= h as f32);
+        assert!(
+            (0.5 * (x0 + x1) - 0.5 * (strip + w as f32)).abs() < 0.02 * w as f32,
+            "{x0} {x1}"
+        );
+        assert!(
+            (0.5 * (y0 + y1) - 0.5 * (band + h as f32)).abs() < 0.02 * h as f32,
+            "{y0} {y1}"
+        );
+        // Tight along one axis: the extent fills the window up to the margin.
+        let fill_x = (x1 - x0) / (w as f32 - strip);
+        let fill_y = (y1 - y0) / (h as f32 - band);
+        assert!(
+            (fill_x.max(fill_y) - 1.0 / (1.0 + margin)).abs() < 1e-3,
+            "{fill_x} {fill_y}"
+        );
+        assert!(Camera::fit_points(&[], Vec3::X, 0.6, 1.0, 0.0, [0.0; 4]).is_err());
+        assert!(Camera::fit_points(&points, Vec3::X, 0.6, 1.0, 0.0, [0.5, 0.0, 0.5, 0.0]).is_err());
+    }
+
+    #[test]
+    fn dent_tint_ramps_from_paint_to_the_dent_colour() {
+        let paint = Rgb::BLUE;
+        assert_eq!(dent_tint(paint, 0.0, 0.3), paint);
+        assert_eq!(dent_tint(paint, 0.3, 0.3).to_u8(), DENT_COLOUR.to_u8());
+        assert_eq!(dent_tint(paint, 9.0, 0.3).to_u8(), DENT_COLOUR.to_u8());
+        assert_eq!(
+            dent_tint(paint, 0.15, 0.3).to_u8(),
+            paint.lerp(DENT_COLOUR, 0.5).to_u8()
+        );
+        assert_eq!(dent_tint(paint, f32::NAN, 0.3), paint);
+        assert_eq!(dent_tint(paint, 1.0, 0.0), paint);
+        assert_ne!(DENT_COLOUR, SELF_COLLISION_COLOUR);
+    }
+
+    #[test]
+    fn frame_file_names_sort_by_time() {
+        let names: Vec<String> = [0.0, 0.85, 1.0, 1.25, 2.5, 12.0]
+            .iter()
+            .enumerate()
+            .map(|(k, &t)| frame_file_name("overview", k, t))
+            .collect();
+        assert_eq!(names[1], "overview_001_t0.850s.png");
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(sorted, names);
+    }
+
+    #[test]
+    fn written_files_are_saved_and_recorded_and_cleared_on_the_next_run() {
+        let dir =
+            std::env::temp_dir().join(format!("rapier3d_deform_written_{}", std::process::id()));
+        let path = dir.join("a.png");
+        let mut written = WrittenFiles::new();
+        written
+            .save_png(&Canvas::new(3, 2, BG).unwrap(), &path, "a picture")
+            .unwrap();
+        assert!(path.exists());
+        assert_eq!(written.files(), &[(path.clone(), "a picture".to_string())]);
+        std::fs::write(dir.join("keep.txt"), "x").unwrap();
+        assert_eq!(clear_outputs(&dir, &["png", "obj"]).unwrap(), 1);
+        assert!(!path.exists() && dir.join("keep.txt").exists());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
