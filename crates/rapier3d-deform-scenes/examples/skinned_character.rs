@@ -14,13 +14,22 @@ use std::time::{Duration, Instant};
 
 use rapier3d_deform::prelude::*;
 use rapier3d_deform_scenes::asset_path;
-use rapier3d_deform_scenes::render::{Camera, Canvas, MeshColours, Rgb, Shading};
+use rapier3d_deform_scenes::render::{
+    Camera, Canvas, Corner, Label, Legend, LegendEntry, MeshColours, Rgb, SELF_COLLISION_COLOUR,
+    Shading, WrittenFiles, clear_outputs, frame_file_name,
+};
 
 const DT: f32 = 1.0 / 60.0;
 const SCALE: f32 = 0.01;
 const WALK_SPEED: f32 = 0.6;
 const BALL_RADIUS: f32 = 0.06;
 const PICTURE_EVERY: usize = 30;
+const OUT: &str = "out/skinned_character";
+const SKIN: Rgb = Rgb::ORANGE;
+const BALL: Rgb = Rgb::BLUE;
+const BALL_HIT: Rgb = Rgb::GREEN;
+const GROUND: Rgb = Rgb::new(0.78, 0.78, 0.76);
+const PICTURE_SIZE: (usize, usize) = (1200, 700);
 
 fn main() -> Result<(), Box<dyn Error>> {
     let seconds: f32 = std::env::args()
@@ -78,21 +87,36 @@ fn main() -> Result<(), Box<dyn Error>> {
         balls.push((body, collider));
     }
 
-    // One fixed camera for the whole sequence, framing the path.
-    let camera = Camera::framing(
-        Vec3::new(-0.8, 0.0, -1.0),
-        Vec3::new(0.8, 1.2, path_length + 1.0),
+    // One fixed camera for the whole sequence, framing the Fox's path and the rain.
+    let (w, h) = PICTURE_SIZE;
+    let legend = legend();
+    let framed = [
+        Vec3::new(-0.7, 0.0, -1.0),
+        Vec3::new(0.7, 0.0, -1.0),
+        Vec3::new(-0.7, 0.0, path_length + 0.9),
+        Vec3::new(0.7, 0.0, path_length + 0.9),
+        Vec3::new(0.0, 1.2, -1.0),
+        Vec3::new(0.0, 1.2, path_length + 0.9),
+    ];
+    let camera = Camera::fit_points(
+        &framed,
         Vec3::new(-1.0, -0.45, 0.35),
         0.6,
+        w as f32 / h as f32,
+        0.05,
+        [
+            (Canvas::header_height(w, true) + 30.0) / h as f32,
+            0.0,
+            (Canvas::legend_size(w, &legend).1 + 16.0) / h as f32,
+            0.0,
+        ],
     )?;
-    let out_dir = std::path::Path::new("out/skinned_character");
-    std::fs::create_dir_all(out_dir)?;
-
+    clear_outputs(OUT, &["png"])?;
+    let mut written = WrittenFiles::new();
     let mut touched = vec![false; balls.len()];
     let (mut pose_time, mut step_time, mut self_time) =
         (Duration::ZERO, Duration::ZERO, Duration::ZERO);
     let (mut self_colliding_steps, mut max_pairs) = (0, 0);
-    let mut written = Vec::new();
     for step in 0..=steps {
         let t = step as f32 * DT;
         let a = Instant::now();
@@ -124,9 +148,33 @@ fn main() -> Result<(), Box<dyn Error>> {
             }
         }
         if step % PICTURE_EVERY == 0 {
-            let file = out_dir.join(format!("frame_{step:04}.png"));
-            draw(&world, &fox, &balls, &touched, &camera, &asset.mesh, &file)?;
-            written.push(file);
+            let canvas = draw(
+                &world,
+                &fox,
+                &balls,
+                &touched,
+                &camera,
+                &legend,
+                &asset.mesh,
+            )?;
+            let mut canvas = canvas;
+            let hit = touched.iter().filter(|&&t| t).count();
+            canvas.draw_header(
+                "skinned_character: the Fox walks through falling balls",
+                &format!(
+                    "one SkinnedCollider ({} triangles, {} bones) posed from its Walk clip each step; {} balls, {hit} hit so far; {pairs} self-colliding pairs",
+                    asset.mesh.triangle_count(),
+                    fox.skin().bone_count(),
+                    balls.len(),
+                ),
+                &format!("t = {t:.2} s · step {step}/{steps}"),
+            );
+            let k = step / PICTURE_EVERY;
+            written.save_png(
+                &canvas,
+                format!("{OUT}/{}", frame_file_name("walk", k, t)),
+                format!("t = {t:.2} s: {hit} balls hit, {pairs} self-colliding pairs"),
+            )?;
         }
     }
 
@@ -149,44 +197,58 @@ fn main() -> Result<(), Box<dyn Error>> {
         step_time / n,
         self_time / n
     );
-    for file in &written {
-        println!("  wrote {}", file.display());
-    }
+    println!();
+    written.print_summary();
     Ok(())
 }
 
-/// One picture: the Fox in its current pose (self-colliding triangles red), the balls (blue,
-/// green once the Fox touched them) and the ground.
+/// What the colours mean.
+fn legend() -> Legend {
+    Legend::new("colours")
+        .with(LegendEntry::swatch(SKIN, "Fox (one SkinnedCollider)"))
+        .with(LegendEntry::swatch(
+            SELF_COLLISION_COLOUR,
+            "self-colliding triangle (BN-Tree, conservative)",
+        ))
+        .with(LegendEntry::swatch(BALL, "ball not yet touched by the Fox"))
+        .with(LegendEntry::swatch(BALL_HIT, "ball the Fox has touched"))
+        .with(LegendEntry::swatch(GROUND, "ground"))
+}
+
+/// One picture: the Fox in its current pose (self-colliding triangles marked), the balls and
+/// the ground, with the legend and a label on the Fox.
+#[allow(clippy::too_many_arguments)]
 fn draw(
     world: &PhysicsWorld,
     fox: &SkinnedCollider,
     balls: &[(RigidBodyHandle, ColliderHandle)],
     touched: &[bool],
     camera: &Camera,
+    legend: &Legend,
     mesh: &TriangleMesh,
-    file: &std::path::Path,
-) -> Result<(), Box<dyn Error>> {
+) -> Result<Canvas, Box<dyn Error>> {
     let pose = world.bodies[fox.body()].position();
     let mut model = Vec::new();
     fox.deformed_positions(&mut model);
     let posed: Vec<Vec3> = model.iter().map(|&p| pose.transform_point(p)).collect();
-    let mut colours = vec![Rgb::ORANGE; mesh.triangle_count()];
+    let mut colours = vec![SKIN; mesh.triangle_count()];
     for &[a, b] in fox.last_self_collisions() {
-        colours[a as usize] = Rgb::RED;
-        colours[b as usize] = Rgb::RED;
+        colours[a as usize] = SELF_COLLISION_COLOUR;
+        colours[b as usize] = SELF_COLLISION_COLOUR;
     }
-    let mut canvas = Canvas::new(960, 540, Rgb::WHITE)?;
+    let (w, h) = PICTURE_SIZE;
+    let mut canvas = Canvas::new(w, h, Rgb::WHITE)?;
     let ground = [
-        Vec3::new(-1.5, 0.0, -1.5),
-        Vec3::new(1.5, 0.0, -1.5),
-        Vec3::new(1.5, 0.0, 4.5),
-        Vec3::new(-1.5, 0.0, 4.5),
+        Vec3::new(-3.0, 0.0, -3.0),
+        Vec3::new(3.0, 0.0, -3.0),
+        Vec3::new(3.0, 0.0, 6.0),
+        Vec3::new(-3.0, 0.0, 6.0),
     ];
     canvas.draw_mesh(
         camera,
         &ground,
         &[[0, 2, 1], [0, 3, 2]],
-        MeshColours::Uniform(Rgb::GREY.lerp(Rgb::WHITE, 0.6)),
+        MeshColours::Uniform(GROUND),
         Shading::Flat,
     )?;
     canvas.draw_mesh(
@@ -197,7 +259,7 @@ fn draw(
         Shading::Smooth,
     )?;
     for (k, &(body, _)) in balls.iter().enumerate() {
-        let colour = if touched[k] { Rgb::GREEN } else { Rgb::BLUE };
+        let colour = if touched[k] { BALL_HIT } else { BALL };
         canvas.draw_sphere(
             camera,
             world.bodies[body].translation(),
@@ -205,6 +267,7 @@ fn draw(
             colour,
         )?;
     }
-    canvas.save_png(file)?;
-    Ok(())
+    canvas.draw_legend(legend, Corner::BottomLeft);
+    canvas.draw_labels(camera, &[Label::above(&posed, "Fox").with_swatch(SKIN)]);
+    Ok(canvas)
 }

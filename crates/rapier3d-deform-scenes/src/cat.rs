@@ -1180,7 +1180,7 @@ impl Cat {
     ///
     /// # Performance
     /// Dominated by subdivision and weight push-through: O(triangles · stencil width). Measured
-    /// in release on one core: see `examples/cat_walk.rs`.
+    /// in release on one core: see `examples/self_collision.rs`.
     pub fn build(resolution: CatResolution) -> Result<Self> {
         let rig = CatRig::new();
         let sdf = rig.sdf();

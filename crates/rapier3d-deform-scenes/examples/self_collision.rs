@@ -1,14 +1,14 @@
-//! The BN-Tree paper's cat: builds the ~250k-triangle skinned cat, finds its self-collisions with the BN-Tree and renders walk and run-and-jump frames to `out/cat_walk/`.
+//! The BN-Tree paper's cat: builds the ~250k-triangle skinned cat, finds its self-collisions with the BN-Tree and renders walk and run-and-jump frames to `out/self_collision/`.
 //!
 //! ```text
-//! cargo run --release --example cat_walk            # 250k cat, 6 walk + 6 run-jump frames
-//! cargo run --release --example cat_walk -- --quick # the 15k-triangle cat (seconds)
-//! cargo run --release --example cat_walk -- --all   # also times the build of every resolution
+//! cargo run --release --example self_collision            # 250k cat, 6 walk + 6 run-jump frames
+//! cargo run --release --example self_collision -- --quick # the 15k-triangle cat (seconds)
+//! cargo run --release --example self_collision -- --all   # also times the build of every resolution
 //! ```
 //!
-//! Writes `out/cat_walk/walk_<k>_t<t>s.png`, `out/cat_walk/runjump_<k>_t<t>s.png` (one camera
+//! Writes `out/self_collision/walk_<k>_t<t>s.png`, `out/self_collision/runjump_<k>_t<t>s.png` (one camera
 //! fitted to the cat over all twelve frames; title, gait time and frame, legend) and a contact
-//! sheet `out/cat_walk/sheet.png` (walk on the top two rows, run-jump below). Self-colliding
+//! sheet `out/self_collision/sheet.png` (walk on the top two rows, run-jump below). Self-colliding
 //! triangles (BN-Tree query, conservative culling) are drawn in the self-collision colour.
 
 use std::time::Instant;
@@ -26,7 +26,7 @@ use rapier3d_deform_scenes::render::{
 
 const FRAMES: usize = 6;
 const SIDE: (usize, usize) = (640, 420);
-const OUT: &str = "out/cat_walk";
+const OUT: &str = "out/self_collision";
 const SKY: Rgb = Rgb::new(0.86, 0.9, 0.96);
 const GROUND: Rgb = Rgb::new(0.72, 0.74, 0.7);
 
@@ -242,7 +242,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             let mut canvas = render(&camera, &frame.positions, &triangles, &colours)?;
             canvas.draw_header(
-                &format!("cat_walk: {name}"),
+                &format!("self_collision: {name}"),
                 &format!(
                     "{} triangles, {} self-colliding pairs",
                     thousands(triangles.len()),
@@ -266,7 +266,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     sheet.draw_header(
-        "cat_walk: contact sheet",
+        "self_collision: contact sheet",
         &format!(
             "{} triangles; walk (top two rows) and run-and-jump (bottom two rows), one camera",
             thousands(triangles.len())
