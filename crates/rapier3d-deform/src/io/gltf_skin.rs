@@ -6,7 +6,7 @@ use super::gltf_accessor::read_floats;
 use super::gltf_animation::AnimationClip;
 use super::gltf_source::GltfSource;
 use super::{LoadError, LoadOptions, LoadReport};
-use crate::deformation::{Affine, ConvexWeights};
+use crate::governor::{Affine, ConvexWeights};
 use crate::math::{Mat3, Mat4, Quat, Vec3};
 use rapier3d::parry::glamx::{DMat4, DQuat};
 

@@ -236,7 +236,7 @@ impl VertexGrid {
                 what: "vertex grid positions",
             });
         }
-        crate::deformation::validate_positions("vertex", positions)?;
+        crate::math::validate_positions("vertex", positions)?;
         let (mut lo, mut hi) = (positions[0], positions[0]);
         for p in positions {
             lo = lo.min(*p);

@@ -1,8 +1,8 @@
 //! BN-Tree construction: bottom-up clustering of edge-connected triangles into compact patches (area over perimeter), leaf collapsing, boundary contours and per-node bound data.
 
 use crate::bounds::PatchBounds;
-use crate::deformation::ConvexWeights;
 use crate::error::{DeformError, Result};
+use crate::governor::ConvexWeights;
 use crate::math::Vec3;
 use crate::mesh::TriangleMesh;
 
@@ -384,7 +384,7 @@ impl BnTree {
                 actual: rest_points.len(),
             });
         }
-        crate::deformation::validate_positions("control point", &rest_points)?;
+        crate::math::validate_positions("control point", &rest_points)?;
         self.rest_points = Some(rest_points);
         Ok(self)
     }
