@@ -63,10 +63,7 @@ impl MorphExamples {
 
 /// Which model a [`MorphPatchBounds`] was built for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub enum MorphKind {
     /// [`MorphTargets`]: source 0 is the base (coefficient 1), then the deltas.
     Targets,
@@ -123,10 +120,7 @@ pub enum MorphKind {
 /// Precomputation O((vertices + triangles) · sources); every query O(sources) (the convex AABB
 /// O(E log E)), no allocation.
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct MorphPatchBounds {
     kind: MorphKind,
     boxes: Vec<IVec3>,

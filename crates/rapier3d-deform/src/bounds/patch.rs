@@ -41,10 +41,7 @@ pub struct BoundsWorkspace {
 /// Weights are read at build time: if a deformer changes a vertex's weights (e.g. example
 /// weights under plasticity), rebuild the patches that contain it.
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct PatchBounds {
     centroid: Vec3,
     governors: Box<[u32]>,

@@ -30,10 +30,7 @@ use crate::math::{Vec3, validate_positions};
 /// Evaluation is O(Σ_v E · influences_v); updating one vertex's example weights is
 /// O(E · influences_v) and allocation-free; changing an example's transforms is O(B).
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct ExampleBlend {
     rest: Vec<Vec3>,
     bone_weights: ConvexWeights,

@@ -30,10 +30,7 @@ use crate::mesh::TriangleMesh;
 /// with a dense accumulator, so no quadratic merges); re-posing is O(control points) (the fine
 /// vertices are evaluated by [`GovernedDeformation::deform_into`] in O(stencil entries)).
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct LoopSubdivision {
     control: TriangleMesh,
     levels: u32,

@@ -13,10 +13,7 @@ use crate::math::{Interval, Vec3, validate_positions};
 /// # Performance
 /// Evaluation is O(vertices · targets); setting weights is O(targets).
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct MorphTargets {
     base: Vec<Vec3>,
     deltas: Vec<Vec<Vec3>>,
@@ -145,10 +142,7 @@ impl MorphTargets {
 /// # Performance
 /// Evaluation is O(vertices · examples); updating one vertex is O(examples).
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct MorphExamples {
     examples: Vec<Vec<Vec3>>,
     /// `β`, row-major `n × E`.

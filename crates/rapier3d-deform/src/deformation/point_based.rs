@@ -25,10 +25,7 @@ use std::collections::HashMap;
 /// [`PointBasedAnimation::estimate_affine_fields`] is O(particle neighbour pairs); setting
 /// particles is O(particles).
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct PointBasedAnimation {
     rest: Vec<Vec3>,
     particle_rest: Vec<Vec3>,

@@ -12,10 +12,7 @@ use crate::math::{Vec3, validate_positions};
 /// # Performance
 /// [`LinearBlendSkinning::set_bone_transforms`] is O(bones); evaluating all vertices is O(influences).
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct LinearBlendSkinning {
     rest: Vec<Vec3>,
     weights: ConvexWeights,

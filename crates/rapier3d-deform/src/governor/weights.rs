@@ -12,10 +12,7 @@ use crate::mesh::{VertexOrder, is_permutation};
 /// [`ConvexWeights::from_csr`] and [`ConvexWeights::set_row_weights`] may keep explicit zeros in a
 /// row's pattern (weights `≥ 0`), so that a row can be updated in place later.
 #[derive(Clone, Debug, PartialEq, Default)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct ConvexWeights {
     offsets: Vec<u32>,
     governors: Vec<u32>,

@@ -8,10 +8,7 @@ use crate::math::Vec3;
 ///
 /// This is the rest (undeformed) geometry of every deformable in the crate.
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct TriangleMesh {
     positions: Vec<Vec3>,
     triangles: Vec<[u32; 3]>,

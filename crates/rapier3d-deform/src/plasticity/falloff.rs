@@ -30,10 +30,7 @@ pub fn cubic_falloff(t: f32) -> f32 {
 /// # Performance
 /// Memory O(V + E); built in O(T log T).
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct GeodesicGraph {
     offsets: Vec<u32>,
     neighbours: Vec<u32>,
@@ -209,10 +206,7 @@ impl FalloffWorkspace {
 /// Built in O(V); a query visits the cells of growing rings around the point until no closer
 /// vertex can exist: O(1) cells for points near the surface.
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct VertexGrid {
     positions: Vec<Vec3>,
     origin: Vec3,

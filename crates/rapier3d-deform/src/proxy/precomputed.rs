@@ -14,10 +14,7 @@ use crate::mesh::TriangleMesh;
 
 /// Options of [`SphereProxy::build`].
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct ProxyOptions {
     /// Distance grid sampling.
     pub sdf: SdfOptions,
@@ -56,10 +53,7 @@ pub struct BuildReport {
 /// Blending is O(spheres × examples) (with per-vertex weights: × the vertex's non-zero
 /// example weights).
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct SphereProxy {
     pub(super) rest: Vec<Sphere>,
     pub(super) example_count: usize,
