@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rapier3d_deform::deformation::GovernedDeformation;
+use rapier3d_deform::governor::GovernedDeformation;
 use rapier3d_deform::io::{LoadOptions, load_gltf_slice};
 
 fuzz_target!(|data: &[u8]| {

@@ -4,7 +4,7 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use rapier3d_deform::bounds::{
     BoundsWorkspace, LimitedConvexWorkspace, PatchBounds, PatchHierarchy, limited_convex_bound,
 };
-use rapier3d_deform::deformation::{Affine, GovernedDeformation};
+use rapier3d_deform::governor::{Affine, GovernedDeformation};
 use rapier3d_deform::math::Interval;
 use rapier3d_deform_scenes::cat::{Cat, CatResolution, Gait};
 use std::hint::black_box;

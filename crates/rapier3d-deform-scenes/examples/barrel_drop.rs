@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
+use rapier3d_deform::crash::PipelineParams;
 use rapier3d_deform::math::Vec3;
-use rapier3d_deform::pipeline::PipelineParams;
 use rapier3d_deform_scenes::barrel::BarrelOptions;
 use rapier3d_deform_scenes::crash::{self, DT, build_barrel_drop, write_obj};
 use rapier3d_deform_scenes::render::{

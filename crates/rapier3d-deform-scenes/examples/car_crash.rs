@@ -19,9 +19,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
+use rapier3d_deform::crash::DeformableCollider;
+use rapier3d_deform::crash::PlasticAsset;
 use rapier3d_deform::math::Vec3;
-use rapier3d_deform::pipeline::DeformableCollider;
-use rapier3d_deform::pipeline::PlasticAsset;
 use rapier3d_deform_scenes::barrel::BarrelOptions;
 use rapier3d_deform_scenes::car::CarOptions;
 use rapier3d_deform_scenes::crash::{

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use rapier3d_deform::bn_tree::{
     BnTree, BnTreeOptions, CullingMode, RefitPolicy, SelfCollisionQuery,
 };
-use rapier3d_deform::deformation::GovernedDeformation;
+use rapier3d_deform::governor::GovernedDeformation;
 use rapier3d_deform::io::{LoadOptions, load_gltf};
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform_scenes::render::{

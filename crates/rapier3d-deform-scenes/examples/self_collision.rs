@@ -16,7 +16,7 @@ use std::time::Instant;
 use rapier3d_deform::bn_tree::{
     BnTree, BnTreeOptions, CullingMode, RefitPolicy, SelfCollisionQuery,
 };
-use rapier3d_deform::deformation::GovernedDeformation;
+use rapier3d_deform::governor::GovernedDeformation;
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform_scenes::cat::{Cat, CatResolution, Gait};
 use rapier3d_deform_scenes::render::{

@@ -14,8 +14,8 @@
 //! **Examples** ([`BARREL_EXAMPLE_NAMES`]): the rest pose, a crushed top (the top ring pushed
 //! down and bulged out), a dented side and a sideways squash.
 
-use rapier3d_deform::deformation::{Affine, ConvexWeights};
 use rapier3d_deform::error::{DeformError, Result};
+use rapier3d_deform::governor::{Affine, ConvexWeights};
 use rapier3d_deform::math::{Mat3, Vec3};
 use rapier3d_deform::mesh::TriangleMesh;
 use rapier3d_deform::proxy::{PackOptions, ProxyOptions, SdfOptions};

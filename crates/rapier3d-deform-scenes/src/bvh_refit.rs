@@ -2,9 +2,9 @@
 
 use rapier3d::parry::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 use rapier3d_deform::error::{DeformError, Result};
+use rapier3d_deform::geometry::mesh_triangles_collide;
 use rapier3d_deform::math::{Aabb, Vec3};
 use rapier3d_deform::mesh::TriangleMesh;
-use rapier3d_deform::self_collision::{check_positions, mesh_triangles_collide};
 
 /// Self-collision by refitting a parry [`Bvh`] over the deformed triangles every frame.
 ///
@@ -18,7 +18,7 @@ use rapier3d_deform::self_collision::{check_positions, mesh_triangles_collide};
 /// reference the BN-Tree's speed and its conservative mode's output are compared with.
 ///
 /// The caller deforms the vertices (e.g. with
-/// [`GovernedDeformation::deform_into`](rapier3d_deform::deformation::GovernedDeformation::deform_into)),
+/// [`GovernedDeformation::deform_into`](rapier3d_deform::governor::GovernedDeformation::deform_into)),
 /// which is part of this route's cost.
 ///
 /// # Performance
@@ -70,7 +70,7 @@ impl BvhRefitSelfCollision {
     /// # Performance
     /// O(T log T) (binned SAH build).
     pub fn new(mesh: &TriangleMesh, positions: &[Vec3]) -> Result<Self> {
-        check_positions(mesh, positions)?;
+        mesh.check_positions(positions)?;
         let boxes: Vec<Aabb> = (0..mesh.triangle_count())
             .map(|t| triangle_box(mesh, positions, t))
             .collect();
@@ -84,7 +84,7 @@ impl BvhRefitSelfCollision {
 
     /// Refits the tree to `positions` and writes every self-collision of `mesh` into `out`
     /// (cleared first): pairs `[t1, t2]`, `t1 < t2`, sorted, exactly those of
-    /// [`self_collisions_brute_force`](rapier3d_deform::self_collision::self_collisions_brute_force).
+    /// [`self_collisions_brute_force`](rapier3d_deform::validation::self_collisions_brute_force).
     ///
     /// # Errors
     /// [`DeformError::LengthMismatch`] when `mesh` is not the mesh the tree was built for (other
@@ -107,7 +107,7 @@ impl BvhRefitSelfCollision {
                 actual: mesh.triangle_count(),
             });
         }
-        check_positions(mesh, positions)?;
+        mesh.check_positions(positions)?;
         debug_assert_eq!(mesh.vertex_count(), self.vertex_count);
         for t in 0..self.triangle_count {
             let _ = self.bvh.insert_or_update_partially(
@@ -160,7 +160,7 @@ mod tests {
     use crate::self_colliding::{crumpled_sheet, pinched_torus};
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
-    use rapier3d_deform::self_collision::self_collisions_brute_force;
+    use rapier3d_deform::validation::self_collisions_brute_force;
 
     #[test]
     fn equals_brute_force_over_frames() {

@@ -19,10 +19,9 @@
 
 use std::time::Instant;
 
-use rapier3d_deform::deformation::{
-    Affine, ConvexWeights, ExampleBlend, GovernedDeformation, LinearBlendSkinning,
-};
+use rapier3d_deform::deformation::{ExampleBlend, LinearBlendSkinning};
 use rapier3d_deform::error::{DeformError, Result};
+use rapier3d_deform::governor::{Affine, ConvexWeights, GovernedDeformation};
 use rapier3d_deform::math::{Mat3, Vec3};
 use rapier3d_deform::mesh::TriangleMesh;
 use rapier3d_deform::proxy::{PackOptions, ProxyOptions, SdfOptions, SphereProxy, evaluate_proxy};

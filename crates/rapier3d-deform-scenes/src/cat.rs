@@ -35,10 +35,9 @@ use std::f32::consts::{PI, TAU};
 use super::sdf_mesh::{
     Primitive, Sdf, SurfaceNetsOptions, decimate, surface_nets_with_target, vertex_neighbours,
 };
-use rapier3d_deform::deformation::{
-    Affine, ConvexWeights, GovernedDeformation, LinearBlendSkinning, LoopSubdivision,
-};
+use rapier3d_deform::deformation::{LinearBlendSkinning, LoopSubdivision};
 use rapier3d_deform::error::{DeformError, Result};
+use rapier3d_deform::governor::{Affine, ConvexWeights, GovernedDeformation};
 use rapier3d_deform::math::{Mat3, Quat, Vec3};
 use rapier3d_deform::mesh::{TriangleMesh, VertexOrder};
 
@@ -1150,7 +1149,7 @@ fn fit_loop_limit(targets: &[Vec3], triangles: &[[u32; 3]], rounds: usize) -> Ve
 /// The skinned cat: rest mesh, linear blend skinning over the 40-bone rig, and the rig.
 ///
 /// ```no_run
-/// use rapier3d_deform::deformation::GovernedDeformation;
+/// use rapier3d_deform::governor::GovernedDeformation;
 /// use rapier3d_deform_scenes::cat::{Cat, CatResolution, Gait};
 /// # fn main() -> rapier3d_deform::Result<()> {
 /// let mut cat = Cat::build(CatResolution::Coarse)?;

@@ -366,8 +366,8 @@ impl ClothAnimation {
 mod tests {
     use super::*;
     use crate::sdf_mesh::ManifoldReport;
-    use rapier3d_deform::deformation::GovernedDeformation;
-    use rapier3d_deform::self_collision::self_collisions_brute_force;
+    use rapier3d_deform::governor::GovernedDeformation;
+    use rapier3d_deform::validation::self_collisions_brute_force;
     use std::sync::OnceLock;
 
     /// 130 frames of seed 5, simulated once for all tests.

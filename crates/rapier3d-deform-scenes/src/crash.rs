@@ -26,13 +26,13 @@ use rapier3d::pipeline::PhysicsWorld;
 use super::barrel::{BARREL_HEIGHT, BARREL_RADIUS, BarrelOptions, barrel, barrel_proxy_options};
 use super::car::{CAR_LENGTH, CarOptions, ExampleAsset, car, car_proxy_options};
 use rapier3d_deform::bn_tree::BnTreeOptions;
-use rapier3d_deform::error::{DeformError, Result};
-use rapier3d_deform::math::{Quat, Vec3};
-use rapier3d_deform::mesh::TriangleMesh;
-use rapier3d_deform::pipeline::{
+use rapier3d_deform::crash::{
     BoundMesh, DeformableCollider, DeformableDesc, DeformableHandle, ExampleMesh, PipelineParams,
     PlasticAsset, PlasticPipeline,
 };
+use rapier3d_deform::error::{DeformError, Result};
+use rapier3d_deform::math::{Quat, Vec3};
+use rapier3d_deform::mesh::TriangleMesh;
 use rapier3d_deform::plasticity::PlasticityParams;
 use rapier3d_deform::proxy::{MeshDistance, SphereProxy};
 use rapier3d_deform::query::DeformDispatcher;

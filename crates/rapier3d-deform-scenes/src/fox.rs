@@ -7,10 +7,9 @@
 
 use std::path::Path;
 
-use rapier3d_deform::deformation::{
-    Affine, GovernedDeformation, LinearBlendSkinning, LoopSubdivision,
-};
+use rapier3d_deform::deformation::{LinearBlendSkinning, LoopSubdivision};
 use rapier3d_deform::error::DeformError;
+use rapier3d_deform::governor::{Affine, GovernedDeformation};
 use rapier3d_deform::io::{AnimationClip, GltfAsset, LoadError, LoadOptions, load_gltf};
 use rapier3d_deform::mesh::TriangleMesh;
 
@@ -107,7 +106,7 @@ impl SubdividedFox {
 mod tests {
     use super::*;
     use crate::sdf_mesh::ManifoldReport;
-    use rapier3d_deform::deformation::deform_vertices;
+    use rapier3d_deform::governor::deform_vertices;
 
     fn fox(levels: u32) -> SubdividedFox {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/skinned/Fox.glb");

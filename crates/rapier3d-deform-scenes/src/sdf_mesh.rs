@@ -1,6 +1,6 @@
 //! Signed distance fields from smooth unions of primitives, meshed into closed 2-manifold triangle meshes (surface nets).
 //!
-//! The procedural assets of [`crate::scenes`] are modelled as a tree of [`Sdf`] nodes (ellipsoids
+//! The procedural assets of this crate are modelled as a tree of [`Sdf`] nodes (ellipsoids
 //! and round cones blended with a polynomial smooth minimum) and turned into a coarse, closed,
 //! consistently oriented triangle mesh by [`surface_nets`]:
 //!

@@ -78,7 +78,8 @@ pub fn pinched_torus(nu: usize, nv: usize, seed: u64) -> (TriangleMesh, Vec<Vec3
 mod tests {
     use super::*;
     use rapier3d_deform::DeformError;
-    use rapier3d_deform::self_collision::{mesh_triangles_collide, self_collisions_brute_force};
+    use rapier3d_deform::geometry::mesh_triangles_collide;
+    use rapier3d_deform::validation::self_collisions_brute_force;
 
     /// All pairs, no prefilter: the definition.
     fn all_pairs(mesh: &TriangleMesh, positions: &[Vec3]) -> Vec<[u32; 2]> {

@@ -23,8 +23,9 @@
 
 use std::path::Path;
 
-use rapier3d_deform::deformation::{GovernedDeformation, LoopSubdivision, PointBasedAnimation};
+use rapier3d_deform::deformation::{LoopSubdivision, PointBasedAnimation};
 use rapier3d_deform::error::Result;
+use rapier3d_deform::governor::GovernedDeformation;
 use rapier3d_deform::io::{LoadError, LoadOptions, load_obj};
 use rapier3d_deform::math::{Mat3, Vec3};
 use rapier3d_deform::mesh::TriangleMesh;
@@ -247,7 +248,7 @@ fn cluster_centres(points: &[Vec3], k: usize, rounds: usize) -> Vec<Vec3> {
 mod tests {
     use super::*;
     use crate::sdf_mesh::ManifoldReport;
-    use rapier3d_deform::self_collision::self_collisions_brute_force;
+    use rapier3d_deform::validation::self_collisions_brute_force;
 
     fn spot(levels: u32) -> Teddy {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/closed/spot.obj");

@@ -6,7 +6,8 @@ mod counting_alloc;
 
 use common::*;
 use rapier3d_deform::bn_tree::{BnTree, CullingMode, RefitPolicy, SelfCollisionQuery};
-use rapier3d_deform::deformation::{Affine, LinearBlendSkinning};
+use rapier3d_deform::deformation::LinearBlendSkinning;
+use rapier3d_deform::governor::Affine;
 
 #[test]
 fn queries_do_not_allocate_after_warm_up() {
@@ -48,7 +49,7 @@ fn queries_do_not_allocate_after_warm_up() {
     }
 }
 
-fn skin_weights(skin: &LinearBlendSkinning) -> rapier3d_deform::deformation::ConvexWeights {
-    use rapier3d_deform::deformation::GovernedDeformation;
+fn skin_weights(skin: &LinearBlendSkinning) -> rapier3d_deform::governor::ConvexWeights {
+    use rapier3d_deform::governor::GovernedDeformation;
     skin.weights().clone()
 }

@@ -8,12 +8,11 @@ mod common;
 
 use common::*;
 use rapier3d_deform::bn_tree::{BnTree, CullingMode, RefitPolicy, SelfCollisionQuery};
-use rapier3d_deform::deformation::{
-    Affine, ConvexWeights, GovernedDeformation, LinearBlendSkinning, deform_vertex,
-};
+use rapier3d_deform::deformation::LinearBlendSkinning;
+use rapier3d_deform::governor::{Affine, ConvexWeights, GovernedDeformation, deform_vertex};
 use rapier3d_deform::math::{Mat3, Quat, Vec3};
 use rapier3d_deform::mesh::{TriangleMesh, VertexOrder};
-use rapier3d_deform::self_collision::self_collisions_brute_force;
+use rapier3d_deform::validation::self_collisions_brute_force;
 
 /// Bone chain along x: joint k at x = k·length/bones; each joint rotates by `angle` about `axis`.
 fn bent_pose(bones: usize, length: f32, angles: &[f32], axis: Vec3) -> Vec<Affine> {

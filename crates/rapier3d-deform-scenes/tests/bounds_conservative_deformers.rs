@@ -9,12 +9,11 @@ mod common;
 
 use common::*;
 use rand::Rng;
-use rapier3d_deform::bounds::validation::{count_aabb_violations, count_cone_violations};
 use rapier3d_deform::bounds::{BoundsWorkspace, PatchHierarchy};
-use rapier3d_deform::deformation::{
-    Affine, ExampleBlend, GovernedDeformation, LoopSubdivision, PointBasedAnimation,
-};
+use rapier3d_deform::deformation::{ExampleBlend, LoopSubdivision, PointBasedAnimation};
+use rapier3d_deform::governor::{Affine, GovernedDeformation};
 use rapier3d_deform::math::{Mat3, Vec3};
+use rapier3d_deform::validation::{count_aabb_violations, count_cone_violations};
 
 const POSES: usize = 10_000;
 

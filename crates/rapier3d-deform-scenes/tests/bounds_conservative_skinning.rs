@@ -7,7 +7,8 @@ mod common;
 
 use common::*;
 use rapier3d_deform::bounds::{BoundsWorkspace, PatchHierarchy};
-use rapier3d_deform::deformation::{Affine, GovernedDeformation, LinearBlendSkinning};
+use rapier3d_deform::deformation::LinearBlendSkinning;
+use rapier3d_deform::governor::{Affine, GovernedDeformation};
 
 fn run(seed: u64, poses: usize, coherent: bool, amplitude: f32) -> Tally {
     let mut r = rng(seed);

@@ -9,14 +9,13 @@ mod common;
 use common::*;
 use rand::Rng;
 use rapier3d_deform::bn_tree::{BnTree, CullingMode, RefitPolicy, SelfCollisionQuery};
-use rapier3d_deform::bounds::validation::{
-    count_aabb_violations, count_cone_violations, exact_cone,
-};
 use rapier3d_deform::bounds::{BoundsWorkspace, PatchHierarchy};
-use rapier3d_deform::deformation::{GovernedDeformation, LoopSubdivision};
+use rapier3d_deform::deformation::LoopSubdivision;
+use rapier3d_deform::governor::GovernedDeformation;
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform::mesh::TriangleMesh;
-use rapier3d_deform::self_collision::self_collisions_brute_force;
+use rapier3d_deform::validation::self_collisions_brute_force;
+use rapier3d_deform::validation::{count_aabb_violations, count_cone_violations, exact_cone};
 
 /// An `n × n` grid sheet in the xy plane, counter-clockwise seen from +z.
 fn grid(n: usize, size: f32) -> TriangleMesh {

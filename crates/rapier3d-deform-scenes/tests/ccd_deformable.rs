@@ -10,7 +10,7 @@ use rapier3d::parry::query::{
 use rapier3d::parry::shape::{Ball, Shape, TriMesh};
 use rapier3d::prelude::*;
 use rapier3d_deform::bn_tree::BnTree;
-use rapier3d_deform::deformation::{Affine, ConvexWeights};
+use rapier3d_deform::governor::{Affine, ConvexWeights};
 use rapier3d_deform::math::{Mat3, Vec3};
 use rapier3d_deform::mesh::TriangleMesh;
 use rapier3d_deform::query::DeformDispatcher;

@@ -4,7 +4,7 @@ use rapier3d_deform::DeformError;
 use rapier3d_deform::io::GltfAsset;
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform::prelude::*;
-use rapier3d_deform::self_collision::self_collisions_brute_force;
+use rapier3d_deform::validation::self_collisions_brute_force;
 use rapier3d_deform_scenes::asset_path;
 
 use rapier3d::parry::query::{Ray, RayCast};

@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
+use rapier3d_deform::crash::{DeformableCollider, PlasticAsset};
 use rapier3d_deform::math::Vec3;
-use rapier3d_deform::pipeline::{DeformableCollider, PlasticAsset};
 use rapier3d_deform_scenes::crash::{
     CarCollider, CrashOptions, CrashScene, build_crash, car_asset,
 };

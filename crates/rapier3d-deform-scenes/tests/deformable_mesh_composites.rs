@@ -16,7 +16,7 @@ use rapier3d::parry::shape::{
 };
 use rapier3d::parry::utils::Array2;
 use rapier3d_deform::bn_tree::BnTree;
-use rapier3d_deform::deformation::Affine;
+use rapier3d_deform::governor::Affine;
 use rapier3d_deform::math::{Quat, Vec3};
 use rapier3d_deform::query::DeformDispatcher;
 use rapier3d_deform::shape::{DeformableMeshShape, SphereProxyShape};

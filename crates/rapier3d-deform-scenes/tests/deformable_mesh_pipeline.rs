@@ -9,12 +9,12 @@ use rapier3d::parry::query::{DefaultQueryDispatcher, QueryDispatcher};
 use rapier3d::prelude::*;
 use rapier3d_deform::DeformError;
 use rapier3d_deform::bn_tree::{BnTree, BnTreeOptions};
-use rapier3d_deform::deformation::Affine;
+use rapier3d_deform::character::{DeformableMeshSelfCollisions, pose_deformable_mesh};
+use rapier3d_deform::governor::Affine;
 use rapier3d_deform::math::{Mat3, Quat, Vec3};
-use rapier3d_deform::pipeline::{DeformableMeshSelfCollisions, pose_deformable_mesh};
 use rapier3d_deform::query::DeformDispatcher;
-use rapier3d_deform::self_collision::self_collisions_brute_force;
 use rapier3d_deform::shape::DeformableMeshShape;
+use rapier3d_deform::validation::self_collisions_brute_force;
 
 const LENGTH: f32 = 10.0;
 const BONES: usize = 10;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rapier3d::parry::query::{DefaultQueryDispatcher, QueryDispatcher, ShapeCastOptions};
 use rapier3d::prelude::*;
 use rapier3d_deform::bn_tree::{BnTree, BnTreeOptions};
-use rapier3d_deform::deformation::Affine;
+use rapier3d_deform::governor::Affine;
 use rapier3d_deform::math::{Mat3, Vec3};
 use rapier3d_deform::query::DeformDispatcher;
 use rapier3d_deform::shape::DeformableMeshShape;

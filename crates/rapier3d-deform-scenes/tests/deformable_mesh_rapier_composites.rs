@@ -8,7 +8,7 @@ use rapier3d::parry::shape::PackedFeatureId;
 use rapier3d::parry::shape::{Cuboid, HeightFieldFlags, Shape};
 use rapier3d::prelude::*;
 use rapier3d_deform::bn_tree::{BnTree, BnTreeOptions};
-use rapier3d_deform::deformation::Affine;
+use rapier3d_deform::governor::Affine;
 use rapier3d_deform::math::{Mat3, Quat, Vec3};
 use rapier3d_deform::mesh::TriangleMesh;
 use rapier3d_deform::query::DeformDispatcher;
@@ -53,7 +53,7 @@ fn square_tube() -> std::sync::Arc<BnTree> {
             vec![(0, 1.0 - w1), (1, w1)]
         })
         .collect();
-    let weights = rapier3d_deform::deformation::ConvexWeights::from_rows(rows, 2).unwrap();
+    let weights = rapier3d_deform::governor::ConvexWeights::from_rows(rows, 2).unwrap();
     std::sync::Arc::new(BnTree::build(&mesh, &positions, &weights).unwrap())
 }
 

@@ -8,10 +8,10 @@ use common::{rng, tube, tube_weights};
 use rand::Rng;
 use rapier3d::parry::shape::Shape;
 use rapier3d_deform::bn_tree::{BnTree, BnTreeOptions};
-use rapier3d_deform::deformation::{Affine, deform_vertex};
+use rapier3d_deform::governor::{Affine, deform_vertex};
 use rapier3d_deform::math::{Mat3, Quat, Vec3};
-use rapier3d_deform::self_collision::self_collisions_brute_force;
 use rapier3d_deform::shape::{DeformableMeshShape, SelfCheckScratch};
+use rapier3d_deform::validation::self_collisions_brute_force;
 
 const LENGTH: f32 = 10.0;
 const BONES: usize = 10;

@@ -3,7 +3,8 @@
 //! empty meshes, out-of-range indices and zero-area triangles.
 
 use rapier3d_deform::DeformError;
-use rapier3d_deform::deformation::{Affine, ConvexWeights, LinearBlendSkinning};
+use rapier3d_deform::deformation::LinearBlendSkinning;
+use rapier3d_deform::governor::{Affine, ConvexWeights};
 use rapier3d_deform::math::{Mat3, Vec3};
 use rapier3d_deform::mesh::TriangleMesh;
 

@@ -6,12 +6,10 @@
 
 use std::path::Path;
 
-use rapier3d_deform::bounds::validation::{
-    count_aabb_violations, count_cone_violations, exact_cone,
-};
 use rapier3d_deform::bounds::{BoundsWorkspace, PatchBounds, PatchHierarchy};
-use rapier3d_deform::deformation::GovernedDeformation;
+use rapier3d_deform::governor::GovernedDeformation;
 use rapier3d_deform::io::{LoadOptions, load_gltf};
+use rapier3d_deform::validation::{count_aabb_violations, count_cone_violations, exact_cone};
 
 fn check(file: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))

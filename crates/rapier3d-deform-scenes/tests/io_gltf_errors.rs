@@ -7,7 +7,7 @@
 mod io_support;
 
 use io_support::{Glb, identity16, ribbon};
-use rapier3d_deform::deformation::{Affine, GovernedDeformation};
+use rapier3d_deform::governor::{Affine, GovernedDeformation};
 use rapier3d_deform::io::{LoadError, LoadOptions, load_gltf, load_gltf_slice};
 use rapier3d_deform::math::{Mat3, Vec3};
 

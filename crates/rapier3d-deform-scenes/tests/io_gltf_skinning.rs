@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use rapier3d_deform::deformation::GovernedDeformation;
+use rapier3d_deform::governor::GovernedDeformation;
 use rapier3d_deform::io::{GltfAsset, LoadOptions, LoadReport, MeshSpace, load_gltf};
 
 type M4 = [[f64; 4]; 4]; // column-major: m[column][row]
@@ -303,7 +303,7 @@ fn diagonal(points: &[[f64; 3]]) -> f64 {
 /// reference's bounding-box diagonal.
 fn relative_error(
     asset: &GltfAsset,
-    world: Option<&[rapier3d_deform::deformation::Affine]>,
+    world: Option<&[rapier3d_deform::governor::Affine]>,
     reference: &[[f64; 3]],
 ) -> f64 {
     let mut skin = asset.skinning.clone().unwrap();

@@ -8,9 +8,9 @@ use std::sync::Arc;
 use common::*;
 use rapier3d::prelude::*;
 use rapier3d_deform::bn_tree::BnTree;
-use rapier3d_deform::deformation::Affine;
+use rapier3d_deform::character::{DeformableMeshSelfCollisions, pose_deformable_mesh};
+use rapier3d_deform::governor::Affine;
 use rapier3d_deform::math::Vec3;
-use rapier3d_deform::pipeline::{DeformableMeshSelfCollisions, pose_deformable_mesh};
 use rapier3d_deform::shape::{DeformableMeshShape, SelfCheckScratch};
 
 #[test]

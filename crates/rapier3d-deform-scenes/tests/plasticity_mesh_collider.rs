@@ -3,10 +3,10 @@
 use std::sync::Arc;
 
 use rapier3d::prelude::*;
+use rapier3d_deform::crash::DeformableCollider;
 use rapier3d_deform::math::Vec3;
-use rapier3d_deform::pipeline::DeformableCollider;
-use rapier3d_deform::self_collision::self_collisions_brute_force;
 use rapier3d_deform::shape::DeformableMeshShape;
+use rapier3d_deform::validation::self_collisions_brute_force;
 use rapier3d_deform_scenes::car::CarOptions;
 use rapier3d_deform_scenes::crash::{
     CarCollider, CrashOptions, build_crash, car_asset, car_example_mesh,

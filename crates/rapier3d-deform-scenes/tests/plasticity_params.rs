@@ -1,9 +1,9 @@
 //! Contract: bad plasticity and pipeline parameters give typed errors naming the field (one test per kind of mistake), and nothing is built from them.
 
 use rapier3d_deform::DeformError;
+use rapier3d_deform::crash::{PipelineParams, PlasticPipeline};
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform::mesh::TriangleMesh;
-use rapier3d_deform::pipeline::{PipelineParams, PlasticPipeline};
 use rapier3d_deform::plasticity::{PlasticModel, PlasticState, PlasticityParams};
 
 fn good() -> PlasticityParams {

@@ -2,12 +2,12 @@
 
 use std::sync::Arc;
 
-use rapier3d_deform::math::{Quat, Vec3};
-use rapier3d_deform::mesh::TriangleMesh;
-use rapier3d_deform::pipeline::{
+use rapier3d_deform::crash::{
     DeformableCollider, DeformableDesc, PipelineParams, PlasticAsset, PlasticPipeline,
     read_solved_contacts,
 };
+use rapier3d_deform::math::{Quat, Vec3};
+use rapier3d_deform::mesh::TriangleMesh;
 use rapier3d_deform::plasticity::PlasticityParams;
 use rapier3d_deform::proxy::{PackOptions, ProxyOptions, SdfOptions, SphereProxy};
 use rapier3d_deform::query::DeformDispatcher;
@@ -152,7 +152,7 @@ impl Drop {
 
     /// Largest weight of example `e` over the cage (after catching everything up).
     fn max_weight(&mut self, e: usize) -> f32 {
-        let h = rapier3d_deform::pipeline::DeformableHandle(0);
+        let h = rapier3d_deform::crash::DeformableHandle(0);
         let state = self.pipeline.state_mut(h).unwrap();
         state.catch_up_all();
         let n = state.example_count();
@@ -181,7 +181,7 @@ fn landing_on_the_bottom_dents_the_bottom() {
     // The blended cage moved up at the bottom, not at the top.
     let mut cage = Vec::new();
     drop.pipeline
-        .cage_positions(rapier3d_deform::pipeline::DeformableHandle(0), &mut cage)
+        .cage_positions(rapier3d_deform::crash::DeformableHandle(0), &mut cage)
         .unwrap();
     let rest = asset.cage().positions();
     let lifted = cage
@@ -230,7 +230,7 @@ fn resting_does_not_dent_and_impulses_carry_the_weight() {
     assert!(points.is_empty(), "a resting box dented: {points:?}");
     assert_eq!(drop.max_weight(1), 0.0);
     // The impulses read back are the support of the weight: Σ j = m g dt, pointing up.
-    let h = rapier3d_deform::pipeline::DeformableHandle(0);
+    let h = rapier3d_deform::crash::DeformableHandle(0);
     let (rb, co) = drop.pipeline.handles(h).unwrap();
     let mut contacts = Vec::new();
     read_solved_contacts(
@@ -254,7 +254,7 @@ fn resting_does_not_dent_and_impulses_carry_the_weight() {
 fn restitution_drops_while_denting_and_recovers() {
     let asset = Arc::new(box_asset());
     let mut drop = drop_box(&asset, Quat::IDENTITY, 0.05, 6.0);
-    let h = rapier3d_deform::pipeline::DeformableHandle(0);
+    let h = rapier3d_deform::crash::DeformableHandle(0);
     let e0 = drop.pipeline.restitution(h).unwrap();
     let (_, co) = drop.pipeline.handles(h).unwrap();
     let mut lowest = e0;

@@ -3,13 +3,14 @@
 use std::collections::HashMap;
 
 use rapier3d_deform::bn_tree::BnTreeOptions;
-use rapier3d_deform::deformation::{Affine, ConvexWeights, ExampleBlend};
+use rapier3d_deform::crash::{ExampleMesh, GuardOutcome, SelfIntersectionGuard};
+use rapier3d_deform::deformation::ExampleBlend;
+use rapier3d_deform::governor::{Affine, ConvexWeights};
 use rapier3d_deform::math::{Mat3, Vec3};
 use rapier3d_deform::mesh::TriangleMesh;
-use rapier3d_deform::pipeline::{ExampleMesh, GuardOutcome, SelfIntersectionGuard};
 use rapier3d_deform::plasticity::{PlasticState, PlasticityParams};
-use rapier3d_deform::self_collision::self_collisions_brute_force;
 use rapier3d_deform::shape::DeformableMeshShape;
+use rapier3d_deform::validation::self_collisions_brute_force;
 
 const HEIGHT: f32 = 0.2;
 

@@ -4,9 +4,11 @@
 //! BVH bounds exactly the blended balls after the update.
 
 use proptest::prelude::*;
-use rapier3d_deform::deformation::ConvexWeights;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rapier3d_deform::governor::ConvexWeights;
 use rapier3d_deform::math::Vec3;
-use rapier3d_deform::proxy::metrics::{SplitMix64, random_example_weights};
+use rapier3d_deform::proxy::metrics::random_example_weights;
 use rapier3d_deform::proxy::{PackOptions, ProxyOptions, SdfOptions, SphereProxy};
 use rapier3d_deform::rapier3d::parry::shape::Shape;
 use rapier3d_deform::shape::SphereProxyShape;
@@ -53,16 +55,27 @@ fn check(proxy: &SphereProxy, centres: &[Vec3], radii: &[f32]) {
     }
 }
 
+/// A uniform point of the probability simplex of dimension `n` (normalised exponentials).
+fn simplex(rng: &mut ChaCha8Rng, n: usize) -> Vec<f32> {
+    let w: Vec<f32> = (0..n)
+        .map(|_| -(1.0 - rng.random::<f32>()).ln() + 1e-6)
+        .collect();
+    let sum: f32 = w.iter().sum();
+    w.iter().map(|x| x / sum).collect()
+}
+
 /// Arbitrary (non-smooth) per-vertex weights: an independent random simplex point per vertex,
 /// some rows one-hot.
 fn raw_weights(seed: u64, vertices: usize, examples: usize) -> ConvexWeights {
-    let mut rng = SplitMix64(seed);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let rows: Vec<Vec<(u32, f32)>> = (0..vertices)
         .map(|_| {
-            if rng.unit() < 0.2 {
-                vec![((rng.next_u64() % examples as u64) as u32, 1.0)]
+            if rng.random::<f32>() < 0.2 {
+                vec![(rng.random_range(0..examples as u32), 1.0)]
             } else {
-                (0..examples as u32).zip(rng.simplex(examples)).collect()
+                (0..examples as u32)
+                    .zip(simplex(&mut rng, examples))
+                    .collect()
             }
         })
         .collect();
@@ -78,7 +91,7 @@ proptest! {
         let e = proxy.example_count();
         let weights = if smooth {
             let rest: Vec<Vec3> = (0..*vertices).map(|v| Vec3::splat(v as f32)).collect();
-            random_example_weights(&mut SplitMix64(seed), &rest, e, 10.0 * *vertices as f32, true).unwrap()
+            random_example_weights(seed, &rest, e, 10.0 * *vertices as f32, true).unwrap()
         } else {
             raw_weights(seed, *vertices, e)
         };
@@ -103,7 +116,7 @@ proptest! {
     #[test]
     fn global_blends_are_conservative(seed in any::<u64>()) {
         let (proxy, _) = proxy();
-        let w = SplitMix64(seed).simplex(proxy.example_count());
+        let w = simplex(&mut ChaCha8Rng::seed_from_u64(seed), proxy.example_count());
         let (mut c, mut r) = (Vec::new(), Vec::new());
         proxy.blend_global_into(&w, &mut c, &mut r).unwrap();
         check(proxy, &c, &r);

@@ -3,7 +3,7 @@
 //! the rest mesh, NaN positions (rest and example), and proxy/weight shape mismatches.
 
 use rapier3d_deform::DeformError;
-use rapier3d_deform::deformation::ConvexWeights;
+use rapier3d_deform::governor::ConvexWeights;
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform::mesh::TriangleMesh;
 use rapier3d_deform::proxy::{PackOptions, ProxyOptions, SdfOptions, SphereProxy};

@@ -6,7 +6,7 @@
 
 use std::sync::OnceLock;
 
-use rapier3d_deform::deformation::{Affine, GovernedDeformation};
+use rapier3d_deform::governor::{Affine, GovernedDeformation};
 use rapier3d_deform::math::{Mat3, Vec3};
 use rapier3d_deform_scenes::cat::{CAT_BONE_COUNT, Cat, CatResolution, CatRig, Gait};
 use rapier3d_deform_scenes::sdf_mesh::ManifoldReport;

@@ -3,10 +3,10 @@
 use std::path::Path;
 
 use rapier3d_deform::bn_tree::{BnTree, CullingMode, RefitPolicy, SelfCollisionQuery};
-use rapier3d_deform::deformation::{Affine, ConvexWeights, GovernedDeformation, deform_vertices};
+use rapier3d_deform::governor::{Affine, ConvexWeights, GovernedDeformation, deform_vertices};
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform::mesh::TriangleMesh;
-use rapier3d_deform::self_collision::self_collisions_brute_force;
+use rapier3d_deform::validation::self_collisions_brute_force;
 use rapier3d_deform_scenes::BvhRefitSelfCollision;
 use rapier3d_deform_scenes::cat::{Cat, CatResolution, Gait};
 use rapier3d_deform_scenes::cloth::ClothAnimation;

@@ -11,36 +11,57 @@
 //! so a patch of the mesh can be bounded (AABB and normal cone) in O(m) in the number of
 //! governors that touch it, never O(vertices). Everything in the crate is built on that.
 //!
+//! Modules are layered: each uses only the modules above it in this table (a test of the scene
+//! crate, `tests/layers.rs`, checks it).
+//!
 //! | module | what it holds |
 //! |---|---|
-//! | [`math`] | conservative interval arithmetic over `f32` |
-//! | [`mesh`] | validated indexed triangle meshes |
-//! | [`deformation`] | governors, convex weights and the deformers |
-//! | [`bounds`] | O(m) AABBs (limited convex combinations) and normal bounds (BN-Tree) |
+//! | [`error`], [`math`] | typed errors; conservative interval arithmetic over `f32`, glam types, finiteness checks |
+//! | [`mesh`] | validated indexed triangle meshes, spatial vertex order |
+//! | [`governor`] | governors ([`governor::Affine`]), convex weights and their validation, the evaluation `p = Σ_k w_k (A_k p0 + t_k)` |
+//! | [`deformation`] | the deformers: skinning, example blend, morph targets, point-based (MLS), Loop subdivision |
 //! | [`io`] | glTF (skins, animations, morph targets) and OBJ loaders with load reports |
-//! | [`proxy`] | sphere-union proxies of example-based deformable bodies (Jones et al. 2017) |
+//! | [`bounds`] | O(m) patch bounds: AABBs (limited convex combinations), normal bounds and cones (BN-Tree), OBBs, morph-target bounds |
+//! | [`geometry`] | exact orientation predicates and triangle–triangle tests |
+//! | [`bn_tree`] | the BN-Tree: build, lazy refit, traversal, update fronts, contour tests, self-collision queries |
+//! | [`proxy`], [`plasticity`] | sphere-union proxies of example-based bodies (Jones et al. 2017); example-based plastic deformation from contact impulses (Jones et al. 2016) |
 //! | [`shape`] | the parry shapes Rapier colliders use |
 //! | [`query`] | the narrow-phase dispatcher for pairs involving the crate's shapes |
-//! | [`plasticity`] | example-based plastic deformation from contact impulses (Jones et al. 2016) |
-//! | [`pipeline`] | the per-step loop: impulses → plasticity → proxies, shapes, mass properties, dent events |
-//! | [`self_collision`] | exact triangle tests and the brute-force oracle |
+//! | [`crash`], [`character`] | the per-step routes: plastic bodies (impulses → plasticity → proxies, shapes, mass properties, dent events); skinned mesh colliders (pose, self-collisions) |
+//! | [`validation`] | oracles for tests: brute-force self-collisions and bound checkers |
+//! | [`prelude`] | the types a game uses, in one import |
 #![warn(missing_docs)]
 
-pub mod bn_tree;
-pub mod bounds;
-pub mod character;
-pub mod deformation;
 pub mod error;
-pub mod io;
 pub mod math;
+
 pub mod mesh;
-pub mod pipeline;
+
+pub mod governor;
+
+pub mod deformation;
+
+pub mod io;
+
+pub mod bounds;
+
+pub mod geometry;
+
+pub mod bn_tree;
+
 pub mod plasticity;
-pub mod prelude;
 pub mod proxy;
-pub mod query;
-pub mod self_collision;
+
 pub mod shape;
+
+pub mod query;
+
+pub mod character;
+pub mod crash;
+
+pub mod validation;
+
+pub mod prelude;
 
 pub use error::{DeformError, Result};
 

@@ -4,14 +4,15 @@ pub use rapier3d::prelude::*;
 
 pub use crate::bn_tree::{BnTree, BnTreeOptions, CullingMode};
 pub use crate::character::{ClipTime, SkinnedCollider, SkinnedColliderBuilder};
-pub use crate::deformation::{Affine, ConvexWeights, GovernedDeformation, LinearBlendSkinning};
-pub use crate::error::{DeformError, Result as DeformResult};
-pub use crate::io::{GltfAsset, LoadOptions, load_gltf, load_obj};
-pub use crate::mesh::TriangleMesh;
-pub use crate::pipeline::{
+pub use crate::crash::{
     DeformableCollider, DeformableDesc, DeformableHandle, DentEvent, PipelineParams, PlasticAsset,
     PlasticPipeline,
 };
+pub use crate::deformation::LinearBlendSkinning;
+pub use crate::error::{DeformError, Result as DeformResult};
+pub use crate::governor::{Affine, ConvexWeights, GovernedDeformation};
+pub use crate::io::{GltfAsset, LoadOptions, load_gltf, load_obj};
+pub use crate::mesh::TriangleMesh;
 pub use crate::plasticity::PlasticityParams;
 pub use crate::proxy::ProxyOptions;
 pub use crate::query::DeformDispatcher;

@@ -10,7 +10,7 @@
 
 use super::runner::{self, PlotSpec, RunOptions, SceneReport, Section, median, percentile};
 use rapier3d_deform::bounds::{BoundsWorkspace, NormalCone, PatchBounds, PatchHierarchy};
-use rapier3d_deform::deformation::{Affine, ConvexWeights, GovernedDeformation};
+use rapier3d_deform::governor::{Affine, ConvexWeights, GovernedDeformation};
 use rapier3d_deform::math::{Aabb, Vec3};
 use rapier3d_deform::mesh::TriangleMesh;
 use rapier3d_deform::rapier3d::parry::glamx::{DMat3, DVec3};
@@ -229,7 +229,7 @@ fn check_frame(
     // The two vertex evaluations the bounds must contain: the crate's f32 skinning and the f64
     // reference.
     let start = Instant::now();
-    rapier3d_deform::deformation::deform_vertices(rest, weights, governors, &mut scratch.p32);
+    rapier3d_deform::governor::deform_vertices(rest, weights, governors, &mut scratch.p32);
     let skin_all_ns = start.elapsed().as_nanos() as f64;
     deform_f64(rest, weights, governors, &mut scratch.p64);
     // Per triangle, the directions strictly positive with its normal: f64 cross products of the

@@ -30,14 +30,14 @@
 //! triangles).
 
 use super::runner::{PlotSpec, RunOptions, SceneReport, Section, median};
+use rapier3d_deform::crash::{DeformableCollider, PlasticAsset, StepStats};
 use rapier3d_deform::math::{Quat, Vec3};
 use rapier3d_deform::mesh::TriangleMesh;
-use rapier3d_deform::pipeline::{DeformableCollider, PlasticAsset, StepStats};
 use rapier3d_deform::rapier3d::dynamics::{SoftBodyBuilder, SoftBodyHandle, SoftBodyMaterial};
 use rapier3d_deform::rapier3d::math::Pose;
 use rapier3d_deform::rapier3d::pipeline::PhysicsWorld;
-use rapier3d_deform::self_collision::self_collisions_brute_force;
 use rapier3d_deform::shape::DeformableMeshShape;
+use rapier3d_deform::validation::self_collisions_brute_force;
 use rapier3d_deform_scenes::car::{CAR_LENGTH, CarOptions};
 use rapier3d_deform_scenes::crash::{
     self, CAR_MASS, CarCollider, CrashOptions, CrashScene, DT, bound_car_mesh, build_crash,

@@ -23,10 +23,10 @@ use super::runner::{FrameTable, PlotSpec, RunOptions, SceneReport, Section, medi
 use rapier3d_deform::bn_tree::{
     BnTree, BnTreeOptions, CullingMode, RefitPolicy, SelfCollisionQuery,
 };
-use rapier3d_deform::deformation::{Affine, ConvexWeights, GovernedDeformation, deform_vertices};
+use rapier3d_deform::governor::{Affine, ConvexWeights, GovernedDeformation, deform_vertices};
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform::mesh::{TriangleMesh, VertexOrder};
-use rapier3d_deform::self_collision::self_collisions_brute_force;
+use rapier3d_deform::validation::self_collisions_brute_force;
 use rapier3d_deform_scenes::BvhRefitSelfCollision;
 use rapier3d_deform_scenes::cat::{Cat, CatResolution, Gait};
 use rapier3d_deform_scenes::cloth::ClothAnimation;

@@ -32,11 +32,10 @@
 
 use super::runner::{PlotSpec, RunOptions, SceneReport, Section, median};
 use rapier3d_deform::bn_tree::{BnTree, BnTreeOptions};
-use rapier3d_deform::deformation::{
-    Affine, ConvexWeights, GovernedDeformation, LinearBlendSkinning, deform_vertices,
-};
+use rapier3d_deform::character::pose_deformable_mesh;
+use rapier3d_deform::deformation::LinearBlendSkinning;
+use rapier3d_deform::governor::{Affine, ConvexWeights, GovernedDeformation, deform_vertices};
 use rapier3d_deform::math::{Mat3, Vec3};
-use rapier3d_deform::pipeline::pose_deformable_mesh;
 use rapier3d_deform::query::DeformDispatcher;
 use rapier3d_deform::rapier3d::dynamics::{RigidBodyBuilder, RigidBodyHandle};
 use rapier3d_deform::rapier3d::geometry::{

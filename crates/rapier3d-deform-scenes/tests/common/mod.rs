@@ -6,13 +6,11 @@ use std::sync::Arc;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rapier3d_deform::bn_tree::{BnTree, BnTreeOptions};
-use rapier3d_deform::bounds::validation::{
-    count_aabb_violations, count_cone_violations, exact_cone,
-};
 use rapier3d_deform::bounds::{BoundsWorkspace, NormalCone, PatchBounds, PatchHierarchy};
-use rapier3d_deform::deformation::{Affine, ConvexWeights, GovernedDeformation};
+use rapier3d_deform::governor::{Affine, ConvexWeights, GovernedDeformation};
 use rapier3d_deform::math::{Mat3, Quat, Vec3};
 use rapier3d_deform::mesh::TriangleMesh;
+use rapier3d_deform::validation::{count_aabb_violations, count_cone_violations, exact_cone};
 
 /// A seeded RNG.
 pub fn rng(seed: u64) -> ChaCha8Rng {
@@ -229,7 +227,7 @@ pub fn assert_oracle_catches_shrunk_bounds(
     h: &PatchHierarchy,
     deformed: &[Vec3],
 ) {
-    use rapier3d_deform::bounds::validation::exact_aabb;
+    use rapier3d_deform::validation::exact_aabb;
     let verts = h.node_vertices(0);
     let exact = exact_aabb(deformed, verts);
     let mut shrunk = exact;

@@ -17,21 +17,21 @@
 //! refit everything bottom-up first too (the seed's §6, "transition to bottom-up"), and every
 //! 8th of them measures the need again, so a mesh that calms down returns to lazy queries.
 
-mod bn_tree_build;
-mod bn_tree_contour;
-mod bn_tree_front;
-mod bn_tree_refit;
-mod bn_tree_traverse;
-mod bn_tree_weights;
+mod build;
+mod contour;
+mod front;
+mod refit;
+mod traverse;
+mod weights;
 
-pub use bn_tree_build::{BnNode, BnTree, BnTreeOptions};
-pub use bn_tree_weights::VertexLeaves;
+pub use build::{BnNode, BnTree, BnTreeOptions};
+pub use weights::VertexLeaves;
 
 use crate::bounds::{BoundsWorkspace, NormalCone};
-use crate::deformation::governed::WideAffine;
+use crate::governor::WideAffine;
 use crate::math::{Aabb, Vec3};
-use bn_tree_contour::ContourScratch;
-use bn_tree_traverse::Task;
+use contour::ContourScratch;
+use traverse::Task;
 
 /// How node bounds are refit each frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

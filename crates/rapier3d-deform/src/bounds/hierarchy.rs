@@ -5,10 +5,7 @@ use crate::mesh::TriangleMesh;
 
 /// One node of a [`PatchHierarchy`]: a contiguous range of the hierarchy's triangle order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct PatchNode {
     /// First position in [`PatchHierarchy::triangle_order`].
     pub first: u32,
@@ -28,10 +25,7 @@ pub struct PatchNode {
 /// It is the generic node set on which bounds are validated and benchmarked; the BN-Tree builds
 /// its own connected, area-over-perimeter patches.
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct PatchHierarchy {
     nodes: Vec<PatchNode>,
     order: Vec<u32>,

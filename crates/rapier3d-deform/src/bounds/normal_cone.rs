@@ -12,10 +12,7 @@ use crate::math::{IVec3, Vec3};
 /// # Performance
 /// O(1) per operation; 2 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct NormalCone(pub u16);
 
 impl NormalCone {

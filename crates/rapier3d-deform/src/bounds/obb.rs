@@ -5,10 +5,7 @@ use rapier3d::parry::glamx::SymmetricEigen3;
 
 /// An oriented bounding box: `center + axes · u` for `|u_i| ≤ half_extents_i`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct Obb {
     /// Centre.
     pub center: Vec3,

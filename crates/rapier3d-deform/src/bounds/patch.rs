@@ -3,7 +3,7 @@
 use super::limited_convex::{LimitedConvexWorkspace, limited_convex_bound};
 use super::normal_cone::NormalCone;
 use super::obb::Obb;
-use crate::deformation::{Affine, ConvexWeights};
+use crate::governor::{Affine, ConvexWeights};
 use crate::math::{Aabb, IMat3, IVec3, Interval, Mat3, Vec3};
 use crate::mesh::TriangleMesh;
 use rapier3d::parry::glamx::{DMat3, DVec3};
@@ -18,7 +18,7 @@ pub struct BoundsWorkspace {
     fitted: Vec<Affine>,
 }
 
-/// What a patch (a set of triangles of a mesh under a [`crate::deformation::GovernedDeformation`])
+/// What a patch (a set of triangles of a mesh under a [`crate::governor::GovernedDeformation`])
 /// needs to be bounded in O(m), where m is the number of governors touching it.
 ///
 /// Built once from the rest pose and the weights; queried each frame with the current governors.
@@ -36,15 +36,12 @@ pub struct BoundsWorkspace {
 /// Both results are conservative: they contain the exact-arithmetic deformed vertices and normals,
 /// and the AABB is padded by `(4m + 8) ε M` (ε = `f32::EPSILON`, M the largest coordinate
 /// magnitude involved) to also contain vertices evaluated in `f32` by
-/// [`crate::deformation::deform_vertices`].
+/// [`crate::governor::deform_vertices`].
 ///
 /// Weights are read at build time: if a deformer changes a vertex's weights (e.g. example
 /// weights under plasticity), rebuild the patches that contain it.
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct PatchBounds {
     centroid: Vec3,
     governors: Box<[u32]>,

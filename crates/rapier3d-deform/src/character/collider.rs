@@ -6,15 +6,16 @@ use rapier3d::dynamics::{RigidBodyBuilder, RigidBodyHandle, RigidBodySet};
 use rapier3d::geometry::{ColliderBuilder, ColliderHandle, ColliderSet, SharedShape};
 use rapier3d::pipeline::PhysicsWorld;
 
+use super::pose::pose_deformable_mesh;
 use crate::bn_tree::{
     BnTree, BnTreeOptions, CullingMode, RefitPolicy, SelfCollisionQuery, SelfCollisionStats,
 };
-use crate::deformation::{Affine, GovernedDeformation, LinearBlendSkinning};
+use crate::deformation::LinearBlendSkinning;
 use crate::error::{DeformError, Result};
+use crate::governor::{Affine, GovernedDeformation};
 use crate::io::{AnimationClip, GltfAsset, Skeleton};
 use crate::math::{Mat3, Vec3};
 use crate::mesh::TriangleMesh;
-use crate::pipeline::pose_deformable_mesh;
 use crate::shape::DeformableMeshShape;
 
 /// The clips and hierarchy of a glTF skin, kept so the collider can be posed from a clip time.
@@ -314,7 +315,7 @@ impl SkinnedColliderBuilder {
 /// Per step: pose it ([`Self::play`] from a clip, [`Self::pose_bones`] from the game's own bone
 /// transforms), step the world, then read [`Self::find_self_collisions`] if the game needs them.
 /// The collider must stay unique (do not clone it, its builder or its shape) so posing never
-/// deep-copies it (see [`crate::pipeline::pose_deformable_mesh`]).
+/// deep-copies it (see [`crate::character::pose_deformable_mesh`]).
 ///
 /// # Performance
 /// Posing is O(bones + nodes of the skeleton); the narrow phase refits only the tree nodes that

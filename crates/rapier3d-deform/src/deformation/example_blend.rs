@@ -1,10 +1,10 @@
 //! Example blend (Jones et al. 2016): examples × bones are the governors, per-vertex example weights times skin weights the convex weights.
 
-use super::governed::{validate_governors, validate_positions};
-use super::weights::{check_global_row, check_row};
-use super::{Affine, ConvexWeights, GovernedDeformation};
 use crate::error::{DeformError, Result};
-use crate::math::Vec3;
+use crate::governor::{
+    Affine, ConvexWeights, GovernedDeformation, check_global_row, check_row, validate_governors,
+};
+use crate::math::{Vec3, validate_positions};
 
 /// The example-based deformation of Jones, Thuerey, Shinar & Bargteil 2016 (see
 /// `research/anchors.md` §1.2): `E` examples of a `B`-bone skeleton, each example giving per bone
@@ -30,10 +30,7 @@ use crate::math::Vec3;
 /// Evaluation is O(Σ_v E · influences_v); updating one vertex's example weights is
 /// O(E · influences_v) and allocation-free; changing an example's transforms is O(B).
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct ExampleBlend {
     rest: Vec<Vec3>,
     bone_weights: ConvexWeights,

@@ -1,9 +1,8 @@
 //! Loop subdivision as a governed deformation: control points are the governors, subdivision stencils the weights.
 
-use super::governed::validate_positions;
-use super::{Affine, ConvexWeights, GovernedDeformation};
 use crate::error::{DeformError, Result};
-use crate::math::Vec3;
+use crate::governor::{Affine, ConvexWeights, GovernedDeformation};
+use crate::math::{Vec3, validate_positions};
 use crate::mesh::TriangleMesh;
 
 /// Loop subdivision (Loop 1987) of a control mesh, `levels` times, seen as a reduced deformation.
@@ -31,10 +30,7 @@ use crate::mesh::TriangleMesh;
 /// with a dense accumulator, so no quadratic merges); re-posing is O(control points) (the fine
 /// vertices are evaluated by [`GovernedDeformation::deform_into`] in O(stencil entries)).
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct LoopSubdivision {
     control: TriangleMesh,
     levels: u32,

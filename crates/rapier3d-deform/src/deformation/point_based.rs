@@ -1,9 +1,8 @@
 //! Point-based animation (Müller et al. 2004): particles with affine fields govern the surface through normalised kernel (Shepard) weights.
 
-use super::governed::validate_positions;
-use super::{Affine, ConvexWeights, GovernedDeformation};
 use crate::error::{DeformError, Result};
-use crate::math::{Mat3, Vec3};
+use crate::governor::{Affine, ConvexWeights, GovernedDeformation};
+use crate::math::{Mat3, Vec3, validate_positions};
 use std::collections::HashMap;
 
 /// Point-based animation as in Müller, Keiser, Nealen, Pauly, Gross & Alexa 2004, the deformation
@@ -26,10 +25,7 @@ use std::collections::HashMap;
 /// [`PointBasedAnimation::estimate_affine_fields`] is O(particle neighbour pairs); setting
 /// particles is O(particles).
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct PointBasedAnimation {
     rest: Vec<Vec3>,
     particle_rest: Vec<Vec3>,

@@ -1,9 +1,8 @@
 //! Linear blend skinning: bones are the governors, `A_k = world_k · inverse_bind_k`.
 
-use super::governed::{validate_governors, validate_positions};
-use super::{Affine, ConvexWeights, GovernedDeformation};
 use crate::error::{DeformError, Result};
-use crate::math::Vec3;
+use crate::governor::{Affine, ConvexWeights, GovernedDeformation, validate_governors};
+use crate::math::{Vec3, validate_positions};
 
 /// Linear blend skinning (LBS) with any number of influences per vertex.
 ///
@@ -13,10 +12,7 @@ use crate::math::Vec3;
 /// # Performance
 /// [`LinearBlendSkinning::set_bone_transforms`] is O(bones); evaluating all vertices is O(influences).
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct LinearBlendSkinning {
     rest: Vec<Vec3>,
     weights: ConvexWeights,

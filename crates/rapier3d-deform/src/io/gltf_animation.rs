@@ -12,10 +12,7 @@ use super::gltf_skin::Trs;
 
 /// How a sampler interpolates between keyframes (glTF `sampler.interpolation`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub enum Interpolation {
     /// Componentwise linear; rotations use spherical linear interpolation (shortest arc).
     Linear,
@@ -27,10 +24,7 @@ pub enum Interpolation {
 
 /// What a channel animates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub enum Property {
     /// The node's translation (3 components).
     Translation,
@@ -48,10 +42,7 @@ pub enum Property {
 /// # Performance
 /// Memory O(keyframes · width); sampling is O(log keyframes + width).
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct Sampler {
     times: Vec<f32>,
     values: Vec<f32>,
@@ -299,10 +290,7 @@ fn normalised(q: Quat) -> Quat {
 
 /// One animated property of one node.
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct Channel {
     /// The target node (index in the glTF file, as in [`super::Skeleton`]).
     pub node: usize,
@@ -317,10 +305,7 @@ pub struct Channel {
 /// # Performance
 /// Memory O(Σ keyframes); posing every node is O(channels · log keyframes).
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct AnimationClip {
     name: Option<String>,
     channels: Vec<Channel>,

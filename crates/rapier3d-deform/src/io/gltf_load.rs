@@ -8,7 +8,8 @@ use super::gltf_skin::{Skeleton, build_weights, read_inverse_binds};
 use super::gltf_source::{GltfSource, read_path, read_slice};
 use super::weld::weld;
 use super::{LoadError, LoadOptions, LoadReport};
-use crate::deformation::{ConvexWeights, LinearBlendSkinning, MorphTargets};
+use crate::deformation::{LinearBlendSkinning, MorphTargets};
+use crate::governor::ConvexWeights;
 use crate::math::Vec3;
 use crate::mesh::TriangleMesh;
 

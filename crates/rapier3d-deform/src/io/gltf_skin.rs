@@ -6,16 +6,13 @@ use super::gltf_accessor::read_floats;
 use super::gltf_animation::AnimationClip;
 use super::gltf_source::GltfSource;
 use super::{LoadError, LoadOptions, LoadReport};
-use crate::deformation::{Affine, ConvexWeights};
+use crate::governor::{Affine, ConvexWeights};
 use crate::math::{Mat3, Mat4, Quat, Vec3};
 use rapier3d::parry::glamx::{DMat4, DQuat};
 
 /// A node's local transform as translation, rotation and scale: `T · R · S`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct Trs {
     /// Translation.
     pub translation: Vec3,
@@ -72,10 +69,7 @@ impl Default for Trs {
 
 /// A node's rest (non-animated) local transform as stored in the file.
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub enum NodeTransform {
     /// Translation, rotation, scale.
     Trs(Trs),
@@ -127,10 +121,7 @@ fn affine_from_dmat4(m: &DMat4) -> Affine {
 /// # Performance
 /// Memory O(nodes + joints); posing is O(nodes + animated channels · log keyframes) per call.
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct Skeleton {
     names: Vec<Option<String>>,
     parents: Vec<Option<u32>>,

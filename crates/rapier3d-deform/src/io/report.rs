@@ -48,7 +48,7 @@ pub struct LoadReport {
     /// Collision vertices after welding.
     pub welded_vertices: usize,
     /// Skin weight rows whose sum was off 1 by more than
-    /// [`ConvexWeights::SUM_TOLERANCE`](crate::deformation::ConvexWeights::SUM_TOLERANCE) and
+    /// [`ConvexWeights::SUM_TOLERANCE`](crate::governor::ConvexWeights::SUM_TOLERANCE) and
     /// were renormalised.
     pub renormalised_weight_rows: usize,
     /// Render vertices whose skin weights summed to zero, bound to the skeleton root joint with

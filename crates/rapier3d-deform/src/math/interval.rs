@@ -11,10 +11,7 @@ use core::ops::{Add, Mul, Neg, Sub};
 /// # Performance
 /// O(1) per operation; a multiplication costs four products plus two `next_up/next_down`.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct Interval {
     /// Lower end (inclusive).
     pub lo: f32,

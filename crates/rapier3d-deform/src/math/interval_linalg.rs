@@ -9,10 +9,7 @@ use core::ops::{Add, Mul, Sub};
 /// # Performance
 /// O(1) per operation.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct IVec3 {
     /// x component.
     pub x: Interval,
@@ -176,10 +173,7 @@ impl Sub for IVec3 {
 /// # Performance
 /// O(1) per operation (27 interval products for a matrix product).
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct IMat3 {
     /// The three columns.
     pub cols: [IVec3; 3],

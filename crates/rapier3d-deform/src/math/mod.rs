@@ -1,13 +1,15 @@
-//! Math: conservative interval arithmetic over `f32` and the glam types shared with Rapier.
+//! Math: conservative interval arithmetic over `f32`, the glam types shared with Rapier, and finiteness checks of positions.
 //!
 //! Everything in [`crate::bounds`] is built from these types. Each operation rounds outward by one
 //! ulp, so a computed interval contains the exact real result (see [`Interval`]).
 
 mod interval;
 mod interval_linalg;
+mod validate;
 
 pub use interval::Interval;
 pub use interval_linalg::{IMat3, IVec3};
+pub use validate::validate_positions;
 
 /// Rapier's rigid pose (rotation + translation).
 pub use rapier3d::math::Pose;

@@ -8,10 +8,7 @@ use crate::math::Vec3;
 ///
 /// This is the rest (undeformed) geometry of every deformable in the crate.
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct TriangleMesh {
     positions: Vec<Vec3>,
     triangles: Vec<[u32; 3]>,
@@ -34,7 +31,7 @@ impl TriangleMesh {
                 triangles: triangles.len(),
             });
         }
-        crate::deformation::validate_positions("vertex", &positions)?;
+        crate::math::validate_positions("vertex", &positions)?;
         let (mins, maxs) = positions.iter().fold(
             (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
             |(a, b), p| (a.min(*p), b.max(*p)),
@@ -84,6 +81,24 @@ impl TriangleMesh {
     #[inline]
     pub fn triangle_count(&self) -> usize {
         self.triangles.len()
+    }
+
+    /// Rejects deformed positions that do not have one entry per vertex or are not finite.
+    ///
+    /// # Errors
+    /// [`DeformError::LengthMismatch`] or [`DeformError::NonFinitePosition`].
+    ///
+    /// # Performance
+    /// O(vertices).
+    pub fn check_positions(&self, positions: &[Vec3]) -> Result<()> {
+        if positions.len() != self.vertex_count() {
+            return Err(DeformError::LengthMismatch {
+                what: "deformed positions",
+                expected: self.vertex_count(),
+                actual: positions.len(),
+            });
+        }
+        crate::math::validate_positions("deformed vertex", positions)
     }
 
     /// The three corners of triangle `t` taken from `positions` (rest or deformed).

@@ -8,7 +8,6 @@
 //! space-filling curve before building the tree removes that: triangle indices do not change,
 //! so every result indexed by triangle (self-collision pairs, contacts) is the same.
 
-use crate::deformation::ConvexWeights;
 use crate::error::{DeformError, Result};
 use crate::math::Vec3;
 use crate::mesh::TriangleMesh;
@@ -60,7 +59,7 @@ impl VertexOrder {
                 what: "vertex positions",
             });
         }
-        crate::deformation::validate_positions("vertex", positions)?;
+        crate::math::validate_positions("vertex", positions)?;
         let (lo, hi) = positions.iter().fold(
             (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
             |(a, b), p| (a.min(*p), b.max(*p)),
@@ -114,6 +113,12 @@ impl VertexOrder {
             old_of_new,
             new_of_old,
         }
+    }
+
+    /// `old_of_new[new] = old` (what [`crate::governor::ConvexWeights::permuted`] takes).
+    #[inline]
+    pub(crate) fn old_of_new(&self) -> &[u32] {
+        &self.old_of_new
     }
 
     /// Number of vertices.
@@ -180,19 +185,7 @@ impl VertexOrder {
         TriangleMesh::new(positions, triangles)
     }
 
-    /// Weight rows in the new order, bit for bit (so deformed positions are too).
-    ///
-    /// # Errors
-    /// [`DeformError::LengthMismatch`] unless there is one row per vertex.
-    ///
-    /// # Performance
-    /// O(total influences).
-    pub fn weights(&self, weights: &ConvexWeights) -> Result<ConvexWeights> {
-        self.check_len("weight rows", weights.vertex_count())?;
-        weights.permuted(&self.old_of_new)
-    }
-
-    fn check_len(&self, what: &'static str, actual: usize) -> Result<()> {
+    pub(crate) fn check_len(&self, what: &'static str, actual: usize) -> Result<()> {
         if actual == self.len() {
             Ok(())
         } else {
@@ -292,20 +285,6 @@ mod tests {
     }
 
     #[test]
-    fn weights_follow_their_vertices() {
-        let (p, _) = grid(6);
-        let rows: Vec<Vec<(u32, f32)>> = (0..p.len())
-            .map(|v| vec![((v % 3) as u32, 0.25), (3, 0.75)])
-            .collect();
-        let w = ConvexWeights::from_rows(rows, 4).unwrap();
-        let order = VertexOrder::spatial(&p).unwrap();
-        let re = order.weights(&w).unwrap();
-        for new in 0..order.len() {
-            assert_eq!(re.row(new), w.row(order.old_index(new as u32) as usize));
-        }
-    }
-
-    #[test]
     fn bad_input_gets_typed_errors() {
         assert!(matches!(
             VertexOrder::spatial(&[]),
@@ -326,18 +305,6 @@ mod tests {
         let order = VertexOrder::spatial(&[Vec3::ZERO, Vec3::X]).unwrap();
         assert!(matches!(
             order.reorder(&[1.0f32]),
-            Err(DeformError::LengthMismatch { .. })
-        ));
-        let w = ConvexWeights::from_rows([vec![(0u32, 1.0f32)], vec![(0, 1.0)]], 1).unwrap();
-        for bad in [&[0u32, 0][..], &[0], &[0, 2]] {
-            assert!(matches!(
-                w.permuted(bad),
-                Err(DeformError::InvalidParameter { .. })
-            ));
-        }
-        let three = ConvexWeights::from_rows(vec![vec![(0u32, 1.0f32)]; 3], 1).unwrap();
-        assert!(matches!(
-            order.weights(&three),
             Err(DeformError::LengthMismatch { .. })
         ));
     }

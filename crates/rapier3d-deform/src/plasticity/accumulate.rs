@@ -214,7 +214,7 @@ impl PlasticState {
 
     /// Undoes a weight change of `v` locally: its weights become `beta` (renormalised) and its
     /// pending change is dropped, so plasticity stops pushing it that way. Used when a change
-    /// would push a mesh through itself (see [`crate::pipeline::SelfIntersectionGuard`]).
+    /// would push a mesh through itself (see [`crate::crash::SelfIntersectionGuard`]).
     ///
     /// # Errors
     /// [`DeformError::IndexOutOfRange`], [`DeformError::LengthMismatch`],
@@ -233,7 +233,7 @@ impl PlasticState {
                 actual: beta.len(),
             });
         }
-        let sum = crate::deformation::check_convex_row(v as usize, beta)?;
+        let sum = crate::governor::check_row(v as usize, beta)?;
         self.catch_up(v);
         let e = self.examples;
         let vi = v as usize;

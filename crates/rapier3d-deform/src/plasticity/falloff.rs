@@ -30,10 +30,7 @@ pub fn cubic_falloff(t: f32) -> f32 {
 /// # Performance
 /// Memory O(V + E); built in O(T log T).
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct GeodesicGraph {
     offsets: Vec<u32>,
     neighbours: Vec<u32>,
@@ -209,10 +206,7 @@ impl FalloffWorkspace {
 /// Built in O(V); a query visits the cells of growing rings around the point until no closer
 /// vertex can exist: O(1) cells for points near the surface.
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct VertexGrid {
     positions: Vec<Vec3>,
     origin: Vec3,
@@ -236,7 +230,7 @@ impl VertexGrid {
                 what: "vertex grid positions",
             });
         }
-        crate::deformation::validate_positions("vertex", positions)?;
+        crate::math::validate_positions("vertex", positions)?;
         let (mut lo, mut hi) = (positions[0], positions[0]);
         for p in positions {
             lo = lo.min(*p);

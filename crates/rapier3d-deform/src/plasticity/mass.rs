@@ -60,7 +60,7 @@ impl SphereMassModel {
                 actual: radii.len(),
             });
         }
-        crate::deformation::validate_positions("sphere centre", centres)?;
+        crate::math::validate_positions("sphere centre", centres)?;
         if let Some(&r) = radii.iter().find(|r| !(r.is_finite() && **r >= 0.0)) {
             return Err(DeformError::InvalidParameter {
                 name: "sphere radius",
@@ -126,7 +126,7 @@ impl SphereMassModel {
                 actual: centres.len(),
             });
         }
-        crate::deformation::validate_positions("sphere centre", centres)?;
+        crate::math::validate_positions("sphere centre", centres)?;
         let mass = self.rest.mass();
         let (com, inertia) = point_moments(mass, &self.fractions, centres);
         let local_com = self.rest.local_com + (com - self.rest_point_com);

@@ -20,7 +20,8 @@ pub use projection::project_onto_examples;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::deformation::{Affine, ConvexWeights, ExampleBlend};
+    use crate::deformation::ExampleBlend;
+    use crate::governor::{Affine, ConvexWeights};
     use crate::math::{Mat3, Vec3};
     use crate::mesh::TriangleMesh;
 
@@ -139,7 +140,7 @@ mod tests {
             let mut beta = vec![0.0; 2];
             beta[e] = 1.0;
             b2.set_global_example_weights(&beta).unwrap();
-            poses.push(crate::deformation::GovernedDeformation::deformed_positions(
+            poses.push(crate::governor::GovernedDeformation::deformed_positions(
                 &b2,
             ));
         }

@@ -5,8 +5,9 @@ use super::falloff::{FalloffWorkspace, GeodesicGraph, VertexGrid, cubic_falloff}
 use super::impulse::{ContactSample, yielded_displacement};
 use super::params::PlasticityParams;
 use super::projection::project_onto_examples;
-use crate::deformation::{ExampleBlend, GovernedDeformation};
+use crate::deformation::ExampleBlend;
 use crate::error::{DeformError, Result};
+use crate::governor::GovernedDeformation;
 use crate::math::Vec3;
 use crate::mesh::TriangleMesh;
 

@@ -10,10 +10,7 @@ use crate::error::{DeformError, Result};
 /// # Performance
 /// Plain data; [`PlasticityParams::validate`] is O(examples).
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct PlasticityParams {
     /// Yield threshold on the impulse-derived displacement `|d| = |j| dt / M` (authors:
     /// `plasticityImpulseYield`). Contacts below it do not deform the body; above it only the

@@ -6,8 +6,8 @@
 //! example radius and each centre in the convex hull of its example centres.
 
 use super::SphereProxy;
-use crate::deformation::ConvexWeights;
 use crate::error::{DeformError, Result};
+use crate::governor::ConvexWeights;
 use crate::math::Vec3;
 
 impl SphereProxy {

@@ -6,8 +6,8 @@
 //! union's boundary. This is the error of Jones et al. (MiG 2017, Figs. 5 and 6).
 
 use super::SphereProxy;
-use crate::deformation::ConvexWeights;
 use crate::error::Result;
+use crate::governor::ConvexWeights;
 use crate::math::Vec3;
 use crate::mesh::TriangleMesh;
 
@@ -132,11 +132,11 @@ pub struct ProxyFitMetrics {
 
 /// A small deterministic generator (SplitMix64), so that metrics need no random-number crate.
 #[derive(Clone, Debug)]
-pub struct SplitMix64(pub u64);
+pub(crate) struct SplitMix64(pub(crate) u64);
 
 impl SplitMix64 {
     /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -145,12 +145,12 @@ impl SplitMix64 {
     }
 
     /// Uniform in `[0, 1)`.
-    pub fn unit(&mut self) -> f32 {
+    pub(crate) fn unit(&mut self) -> f32 {
         (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
     }
 
     /// Uniform on the probability simplex of dimension `n` (normalised exponentials).
-    pub fn simplex(&mut self, n: usize) -> Vec<f32> {
+    pub(crate) fn simplex(&mut self, n: usize) -> Vec<f32> {
         let mut w: Vec<f32> = (0..n).map(|_| -(1.0 - self.unit()).ln() + 1e-6).collect();
         let sum: f32 = w.iter().sum();
         w.iter_mut().for_each(|x| *x /= sum);
@@ -158,14 +158,30 @@ impl SplitMix64 {
     }
 }
 
-/// Random per-vertex example weights: blend `b` is global (the same random simplex point at every
-/// vertex) for even `b`; for odd `b`, a local dent as the plasticity model makes it: around a
-/// random vertex, within a random radius (0.2–0.6 of `diagonal`), the weights move from a random
+/// Random per-vertex example weights: without `local`, global (the same random simplex point at
+/// every vertex); with `local`, a dent as the plasticity model makes it: around a random vertex, within a random radius (0.2–0.6 of `diagonal`), the weights move from a random
 /// global blend towards one random example with the kernel `2t³ − 3t² + 1` (Jones et al. 2016).
+///
+/// The same weights for the same `seed` on every platform (SplitMix64).
+///
+/// # Errors
+/// [`crate::DeformError::WeightSumOff`] when `example_count` is 0.
 ///
 /// # Performance
 /// O(V · E).
 pub fn random_example_weights(
+    seed: u64,
+    rest: &[Vec3],
+    example_count: usize,
+    diagonal: f32,
+    local: bool,
+) -> Result<ConvexWeights> {
+    random_weights_from(&mut SplitMix64(seed), rest, example_count, diagonal, local)
+}
+
+/// [`random_example_weights`] drawing from a running generator (so that successive blends
+/// differ).
+fn random_weights_from(
     rng: &mut SplitMix64,
     rest: &[Vec3],
     example_count: usize,
@@ -173,7 +189,7 @@ pub fn random_example_weights(
     local: bool,
 ) -> Result<ConvexWeights> {
     let base = rng.simplex(example_count);
-    if !local {
+    if !local || rest.is_empty() {
         let row: Vec<(u32, f32)> = (0..example_count as u32)
             .zip(base.iter().copied())
             .collect();
@@ -247,7 +263,7 @@ pub fn evaluate_proxy(
     let mut rng = SplitMix64(seed);
     let (mut centres, mut radii, mut vertices) = (Vec::new(), Vec::new(), Vec::new());
     for b in 0..random_blends {
-        let weights = random_example_weights(
+        let weights = random_weights_from(
             &mut rng,
             rest.positions(),
             examples.len(),
@@ -332,10 +348,8 @@ mod tests {
         let (mins, maxs) = mesh.bounds();
         let d = (maxs - mins).length();
         for local in [false, true] {
-            let a =
-                random_example_weights(&mut SplitMix64(3), mesh.positions(), 3, d, local).unwrap();
-            let b =
-                random_example_weights(&mut SplitMix64(3), mesh.positions(), 3, d, local).unwrap();
+            let a = random_example_weights(3, mesh.positions(), 3, d, local).unwrap();
+            let b = random_example_weights(3, mesh.positions(), 3, d, local).unwrap();
             assert_eq!(a, b);
             assert_eq!(a.governor_count(), proxy.example_count());
         }

@@ -14,15 +14,49 @@ use crate::mesh::TriangleMesh;
 
 /// Options of [`SphereProxy::build`].
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct ProxyOptions {
     /// Distance grid sampling.
     pub sdf: SdfOptions,
     /// Packing limits, in the mesh's length unit. `max_radius` also caps the per-example radii.
     pub pack: PackOptions,
+}
+
+impl ProxyOptions {
+    /// Options scaled to `mesh`: a distance grid of 64 cells along the mesh's longest side `L`,
+    /// spheres of radius `L/64` to `L/10`, at most `max_spheres` of them (the car of Jones et al.
+    /// 2017 uses 66, 114 or 320; more spheres fit dents more closely and cost more per contact).
+    ///
+    /// # Errors
+    /// [`DeformError::InvalidParameter`] when `max_spheres` is 0.
+    ///
+    /// # Performance
+    /// O(V) for the mesh's bounding box.
+    pub fn sized_for(mesh: &TriangleMesh, max_spheres: usize) -> Result<Self> {
+        if max_spheres == 0 {
+            return Err(DeformError::InvalidParameter {
+                name: "max_spheres",
+                value: 0.0,
+                reason: "at least one sphere",
+            });
+        }
+        let (lo, hi) = mesh.positions().iter().fold(
+            (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+            |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+        );
+        let longest = (hi - lo).max_element();
+        Ok(Self {
+            sdf: SdfOptions {
+                resolution: 64,
+                ..SdfOptions::default()
+            },
+            pack: PackOptions {
+                min_radius: longest / 64.0,
+                max_radius: longest / 10.0,
+                max_spheres,
+            },
+        })
+    }
 }
 
 /// What [`SphereProxy::build`] did, for logs and benchmarks.
@@ -56,10 +90,7 @@ pub struct BuildReport {
 /// Blending is O(spheres × examples) (with per-vertex weights: × the vertex's non-zero
 /// example weights).
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct SphereProxy {
     pub(super) rest: Vec<Sphere>,
     pub(super) example_count: usize,

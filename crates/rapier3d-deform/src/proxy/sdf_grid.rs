@@ -401,10 +401,7 @@ pub fn boundary_edges(mesh: &TriangleMesh) -> BoundaryReport {
 
 /// How to sample a [`SdfGrid`].
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct SdfOptions {
     /// Number of cells along the longest axis of the padded bounding box (2..=1024).
     pub resolution: usize,
@@ -433,10 +430,7 @@ impl Default for SdfOptions {
 /// Building costs one closest-point and one winding-number query per grid point:
 /// O(N log T) for N grid points.
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct SdfGrid {
     origin: Vec3,
     spacing: f32,

@@ -14,10 +14,7 @@ use crate::math::Vec3;
 
 /// A sphere: centre and radius.
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct Sphere {
     /// Centre.
     pub centre: Vec3,
@@ -27,10 +24,7 @@ pub struct Sphere {
 
 /// Stopping rules and radius limits of [`pack_spheres`], in the mesh's length unit.
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct PackOptions {
     /// Packing stops when the next sphere would be smaller than this (`> 0`).
     pub min_radius: f32,

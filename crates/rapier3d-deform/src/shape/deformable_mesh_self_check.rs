@@ -1,12 +1,19 @@
 //! The local self-collision check after some vertices moved (a weight change under plasticity): triangle pairs that collide now, touch a moved vertex, and did not collide with those vertices at their previous positions.
+//!
+//! It lives with the shape, not with the other self-collision code: it is a method of
+//! [`DeformableMeshShape`] that reads the shape's private lazy caches (node boxes refit on demand
+//! at the shape's epoch, cached vertices, vertex → triangle incidence). `bn_tree` sits above
+//! `shape` and cannot see the shape; the routes below it (`crash`, whose self-intersection guard
+//! calls it, and `character`) would need those caches made crate-visible. The exact leaf test
+//! it shares with every other method comes from [`crate::geometry`].
 
 use rapier3d::parry::bounding_volume::{Aabb, BoundingVolume};
 
 use super::DeformableMeshShape;
-use crate::math::Vec3;
-use crate::self_collision::{
+use crate::geometry::{
     PairTopology, pair_topology, triangles_cross_beyond_vertex, triangles_intersect,
 };
+use crate::math::Vec3;
 
 /// Reusable memory of [`DeformableMeshShape::new_self_collisions`] (no allocation after
 /// warm-up).
@@ -28,7 +35,7 @@ pub struct SelfCheckScratch {
 }
 
 /// Whether triangles `ta` and `tb` (vertex indices) collide under `pos`, with the topology rules
-/// of [`crate::self_collision::mesh_triangles_collide`] (edge-adjacent never; vertex-sharing only
+/// of [`crate::geometry::mesh_triangles_collide`] (edge-adjacent never; vertex-sharing only
 /// beyond the shared vertex).
 #[inline]
 fn collide(ta: [u32; 3], tb: [u32; 3], pos: impl Fn(u32) -> Vec3) -> bool {
@@ -52,7 +59,7 @@ impl DeformableMeshShape {
     /// triangles around moved vertices are grouped by the leaf that holds them, each group's box
     /// queries the tree once (lazy refits), and each of its triangles is tested against the
     /// candidates whose boxes it overlaps with the exact, topology-aware test of
-    /// [`crate::self_collision::mesh_triangles_collide`].
+    /// [`crate::geometry::mesh_triangles_collide`].
     ///
     /// # Performance
     /// O(k log k + g · log T + k · c) for k triangles around moved vertices in g leaves with c

@@ -24,8 +24,8 @@ use rapier3d::parry::shape::{FeatureId, Shape, ShapeType, Triangle, TypedShape};
 
 use crate::bn_tree::{BnTree, VertexLeaves};
 use crate::bounds::{BoundsWorkspace, PatchBounds};
-use crate::deformation::{Affine, deform_vertex, validate_governors};
 use crate::error::Result;
+use crate::governor::{Affine, deform_vertex, validate_governors};
 use crate::math::Vec3;
 
 thread_local! {
@@ -624,7 +624,7 @@ impl Shape for DeformableMeshShape {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::deformation::ConvexWeights;
+    use crate::governor::ConvexWeights;
     use crate::math::Mat3;
     use crate::mesh::TriangleMesh;
 

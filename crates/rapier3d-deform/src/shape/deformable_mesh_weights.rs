@@ -25,8 +25,8 @@ impl DeformableMeshShape {
     ///
     /// # Errors
     /// [`DeformError::IndexOutOfRange`] for a vertex out of range; what
-    /// [`crate::deformation::ConvexWeights::set_row_weights`] rejects for a written row (non-finite or negative
-    /// weight, sum more than [`crate::deformation::ConvexWeights::SUM_TOLERANCE`] from 1). Every row is validated
+    /// [`crate::governor::ConvexWeights::set_row_weights`] rejects for a written row (non-finite or negative
+    /// weight, sum more than [`crate::governor::ConvexWeights::SUM_TOLERANCE`] from 1). Every row is validated
     /// before anything changes; on error nothing changes.
     ///
     /// # Performance
@@ -98,8 +98,8 @@ impl DeformableMeshShape {
     }
 }
 
-/// Validates a row like [`crate::deformation::ConvexWeights::set_row_weights`] does (so that the batch can be checked
+/// Validates a row like [`crate::governor::ConvexWeights::set_row_weights`] does (so that the batch can be checked
 /// before anything changes).
 fn check_row(v: u32, row: &[f32]) -> Result<()> {
-    crate::deformation::check_convex_row(v as usize, row).map(|_| ())
+    crate::governor::check_row(v as usize, row).map(|_| ())
 }

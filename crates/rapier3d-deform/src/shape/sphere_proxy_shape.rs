@@ -37,8 +37,8 @@ use rapier3d::parry::shape::{
     TypedCompositeShape, TypedShape,
 };
 
-use crate::deformation::ConvexWeights;
 use crate::error::{DeformError, Result};
+use crate::governor::ConvexWeights;
 use crate::math::{Mat3, Vec3};
 use crate::proxy::{Sphere, SphereProxy, check_spheres};
 

@@ -1,6 +1,6 @@
 //! Changing the weights of a built BN-Tree's vertices (example weights under plasticity): the row is replaced in place and the O(m) bound data of every node containing the vertex is dropped, so those nodes bound themselves from their children from then on.
 
-use super::bn_tree_build::{BnTree, NONE};
+use super::build::{BnTree, NONE};
 use crate::error::{DeformError, Result};
 
 /// For every vertex, the leaves of a [`BnTree`] whose triangles use it (compressed rows).
@@ -75,7 +75,7 @@ impl BnTree {
     ///
     /// # Errors
     /// [`DeformError::LengthMismatch`] when `leaves` does not cover this tree's vertices; what
-    /// [`crate::deformation::ConvexWeights::set_row_weights`] rejects (bad vertex, wrong row
+    /// [`crate::governor::ConvexWeights::set_row_weights`] rejects (bad vertex, wrong row
     /// length, non-finite or negative weight, sum off). Nothing changes on error.
     ///
     /// # Performance
@@ -113,7 +113,7 @@ impl BnTree {
 #[cfg(test)]
 mod tests {
     use crate::bn_tree::{BnTree, BnTreeOptions};
-    use crate::deformation::ConvexWeights;
+    use crate::governor::ConvexWeights;
     use crate::math::Vec3;
     use crate::mesh::TriangleMesh;
 

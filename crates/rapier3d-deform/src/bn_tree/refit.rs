@@ -1,10 +1,10 @@
 //! Lazy per-frame refit: deformed vertices, AABBs and discrete normal cones computed on demand and stamped with the frame epoch; and the eager bottom-up refit of the HSC baseline.
 
 use super::SelfCollisionQuery;
-use super::bn_tree_build::{BnTree, NONE};
+use super::build::{BnTree, NONE};
 use crate::bounds::NormalCone;
-use crate::deformation::Affine;
-use crate::deformation::governed::deform_vertex_wide;
+use crate::governor::Affine;
+use crate::governor::deform_vertex_wide;
 use crate::math::{Aabb, Vec3};
 use rapier3d::parry::glamx::DVec3;
 

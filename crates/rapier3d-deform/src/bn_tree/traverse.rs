@@ -1,10 +1,10 @@
 //! The self-collision traversal (BN-Tree §4.2): `self_collide(a)`, `self_collide(a, b)` for adjacent patches and `collide(a, b)` for disjoint ones, down to exact triangle tests.
 
-use super::bn_tree_build::BnTree;
+use super::build::BnTree;
 use super::{CullingMode, RefitPolicy, SelfCollisionQuery, SelfCollisionStats};
-use crate::deformation::Affine;
-use crate::deformation::governed::widen_governors;
-use crate::self_collision::mesh_triangles_collide;
+use crate::geometry::mesh_triangles_collide;
+use crate::governor::Affine;
+use crate::governor::widen_governors;
 use std::time::Instant;
 
 /// When the last measure found the traversal needing more than this fraction of the mesh (the
@@ -50,7 +50,7 @@ impl SelfCollisionQuery {
     /// the deformation, indexed as in the tree's weights) and writes it to `out` as sorted
     /// `[t1, t2]` with `t1 < t2`. Triangles sharing an edge never collide; triangles sharing one
     /// vertex collide only where they really cross (see
-    /// [`crate::self_collision::mesh_triangles_collide`]).
+    /// [`crate::geometry::mesh_triangles_collide`]).
     ///
     /// `policy` chooses the BN-Tree (lazy, O(m) bounds on demand, front caching) or the HSC
     /// baseline (every bound refit bottom-up first); `mode` chooses whether pruning by normals

@@ -2,6 +2,7 @@
 
 use crate::error::{DeformError, Result};
 use crate::math::Interval;
+use crate::mesh::{VertexOrder, is_permutation};
 
 /// Per-vertex sparse convex weights in compressed-row form.
 ///
@@ -11,10 +12,7 @@ use crate::math::Interval;
 /// [`ConvexWeights::from_csr`] and [`ConvexWeights::set_row_weights`] may keep explicit zeros in a
 /// row's pattern (weights `≥ 0`), so that a row can be updated in place later.
 #[derive(Clone, Debug, PartialEq, Default)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct ConvexWeights {
     offsets: Vec<u32>,
     governors: Vec<u32>,
@@ -131,7 +129,7 @@ impl ConvexWeights {
     /// O(vertices + influences).
     pub fn permuted(&self, old_of_new: &[u32]) -> Result<Self> {
         let n = self.vertex_count();
-        if !crate::mesh::is_permutation(old_of_new, n) {
+        if !is_permutation(old_of_new, n) {
             return Err(DeformError::InvalidParameter {
                 name: "old_of_new",
                 value: old_of_new.len() as f32,
@@ -404,6 +402,22 @@ impl ConvexWeights {
     }
 }
 
+// The weight permutation of a vertex order lives here, with the weights: `mesh` sits above
+// `governor` and knows nothing of weights.
+impl VertexOrder {
+    /// Weight rows in the new order, bit for bit (so deformed positions are too).
+    ///
+    /// # Errors
+    /// [`DeformError::LengthMismatch`] unless there is one row per vertex.
+    ///
+    /// # Performance
+    /// O(total influences).
+    pub fn weights(&self, weights: &ConvexWeights) -> Result<ConvexWeights> {
+        self.check_len("weight rows", weights.vertex_count())?;
+        weights.permuted(self.old_of_new())
+    }
+}
+
 /// Validates one row (finite, `≥ 0`, sum within [`ConvexWeights::SUM_TOLERANCE`] of 1) and
 /// returns its sum.
 pub(crate) fn check_row(vertex: usize, weights: &[f32]) -> Result<f32> {
@@ -496,5 +510,38 @@ mod tests {
         let r = w.ranges_over(&[0, 1]);
         assert_eq!(r[0], (0, Interval::new(0.5, 1.0)));
         assert_eq!(r[1], (1, Interval::new(0.0, 0.5)));
+    }
+
+    #[test]
+    fn weights_follow_their_vertices() {
+        let p: Vec<crate::math::Vec3> = (0..49)
+            .map(|i| crate::math::Vec3::new((i % 7) as f32, ((i / 7) * 5 % 7) as f32, 0.0))
+            .collect();
+        let rows: Vec<Vec<(u32, f32)>> = (0..p.len())
+            .map(|v| vec![((v % 3) as u32, 0.25), (3, 0.75)])
+            .collect();
+        let w = ConvexWeights::from_rows(rows, 4).unwrap();
+        let order = VertexOrder::spatial(&p).unwrap();
+        let re = order.weights(&w).unwrap();
+        for new in 0..order.len() {
+            assert_eq!(re.row(new), w.row(order.old_index(new as u32) as usize));
+        }
+    }
+
+    #[test]
+    fn bad_permutations_get_typed_errors() {
+        let order = VertexOrder::spatial(&[crate::math::Vec3::ZERO, crate::math::Vec3::X]).unwrap();
+        let w = ConvexWeights::from_rows([vec![(0u32, 1.0f32)], vec![(0, 1.0)]], 1).unwrap();
+        for bad in [&[0u32, 0][..], &[0], &[0, 2]] {
+            assert!(matches!(
+                w.permuted(bad),
+                Err(DeformError::InvalidParameter { .. })
+            ));
+        }
+        let three = ConvexWeights::from_rows(vec![vec![(0u32, 1.0f32)]; 3], 1).unwrap();
+        assert!(matches!(
+            order.weights(&three),
+            Err(DeformError::LengthMismatch { .. })
+        ));
     }
 }

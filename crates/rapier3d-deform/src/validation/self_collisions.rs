@@ -1,7 +1,7 @@
-//! The brute-force self-collision oracle: every pair of triangles whose boxes overlap (sort and sweep on one axis), exact topology-aware test.
+//! The brute-force self-collision oracle (for tests): every pair of triangles whose boxes overlap (sort and sweep on one axis), exact topology-aware test.
 
-use super::{check_positions, mesh_triangles_collide};
 use crate::error::Result;
+use crate::geometry::mesh_triangles_collide;
 use crate::math::Vec3;
 use crate::mesh::TriangleMesh;
 
@@ -26,7 +26,7 @@ pub fn self_collisions_brute_force(
     mesh: &TriangleMesh,
     positions: &[Vec3],
 ) -> Result<Vec<[u32; 2]>> {
-    check_positions(mesh, positions)?;
+    mesh.check_positions(positions)?;
     let boxes: Vec<(Vec3, Vec3)> = (0..mesh.triangle_count())
         .map(|t| {
             let [a, b, c] = mesh.corners(positions, t);

@@ -366,6 +366,30 @@ impl PlasticAsset {
     }
 }
 
+impl PlasticAsset {
+    /// The whole offline preparation of a dentable body in one call: packs a sphere proxy on
+    /// `mesh` (closed, consistently oriented) with `proxy_options`, fits it to every example, and
+    /// builds the plasticity model. `examples[e]` are the positions of example `e` over the mesh's
+    /// vertices; example 0 is the undamaged pose.
+    ///
+    /// # Errors
+    /// What [`SphereProxy::build`] rejects (open or self-intersecting mesh, examples of the
+    /// wrong size, non-finite positions, bad options) and what [`Self::new`] rejects.
+    ///
+    /// # Performance
+    /// Seconds for a car (the distance grid and packing dominate): precompute offline and ship
+    /// the result (with `serde-serialize`, [`SphereProxy`] serializes).
+    pub fn from_examples(
+        mesh: TriangleMesh,
+        examples: &[Vec<Vec3>],
+        proxy_options: &crate::proxy::ProxyOptions,
+        params: PlasticityParams,
+    ) -> Result<Self> {
+        let (proxy, _report) = SphereProxy::build(&mesh, examples, proxy_options)?;
+        Self::new(mesh, examples, proxy, params)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,8 +1,8 @@
 //! Front caching with conservative ascent (BN-Tree §4.3): where last frame's query went below a node, its cone comes from its children next frame; where it stopped above, the front climbs back if the parent's own bound is good.
 
 use super::SelfCollisionQuery;
-use super::bn_tree_build::{BnTree, NONE};
-use crate::deformation::Affine;
+use super::build::{BnTree, NONE};
+use crate::governor::Affine;
 
 /// A node climbs back above the front only if its own O(m) cone keeps at least this many
 /// directions (the paper's "less than 3 active bits" rule).

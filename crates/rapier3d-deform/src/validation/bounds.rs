@@ -1,12 +1,12 @@
-//! Brute-force oracles for the bounds: count deformed vertices outside an AABB and deformed normals outside a cone.
+//! Brute-force oracles of the bounds (for tests): count deformed vertices outside an AABB and deformed normals outside a cone.
 
-use super::normal_cone::NormalCone;
+use crate::bounds::NormalCone;
 use crate::math::{Aabb, Vec3};
 use crate::mesh::TriangleMesh;
 use rapier3d::parry::glamx::DVec3;
 
 /// Number of `vertices` whose deformed position lies outside `aabb` (the independent check of
-/// [`super::PatchBounds::aabb`]).
+/// [`crate::bounds::PatchBounds::aabb`]).
 ///
 /// # Performance
 /// O(vertices).
@@ -22,7 +22,7 @@ pub fn count_aabb_violations(aabb: &Aabb, deformed: &[Vec3], vertices: &[u32]) -
 
 /// Number of (triangle, direction) pairs where a direction set in `cone` does not have a
 /// strictly positive dot product with the triangle's deformed normal, computed in `f64` from the
-/// deformed positions (the independent check of [`super::PatchBounds::normal_cone`]).
+/// deformed positions (the independent check of [`crate::bounds::PatchBounds::normal_cone`]).
 ///
 /// # Performance
 /// O(triangles · set directions).

@@ -7,10 +7,7 @@ use crate::math::{Mat3, Mat4, Vec3};
 /// Bones (skinning), example bones (example blend), particles (point-based animation) and control
 /// points of a subdivision surface (`linear = 0`, `translation = point`) are all governors.
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct Affine {
     /// The linear part `A`.
     pub linear: Mat3,

@@ -1,8 +1,8 @@
 //! BN-Tree construction: bottom-up clustering of edge-connected triangles into compact patches (area over perimeter), leaf collapsing, boundary contours and per-node bound data.
 
 use crate::bounds::PatchBounds;
-use crate::deformation::ConvexWeights;
 use crate::error::{DeformError, Result};
+use crate::governor::ConvexWeights;
 use crate::math::Vec3;
 use crate::mesh::TriangleMesh;
 
@@ -11,10 +11,7 @@ pub(crate) const NONE: u32 = u32::MAX;
 
 /// Build options of a [`BnTree`].
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct BnTreeOptions {
     /// Patches of at most this many triangles become leaves (tested pairwise).
     pub leaf_triangles: usize,
@@ -68,10 +65,7 @@ impl BnTreeOptions {
 /// One node of a [`BnTree`]: a connected patch, the contiguous range `first..first + count` of
 /// the tree's triangle order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct BnNode {
     /// First position in [`BnTree::triangle_order`].
     pub first: u32,
@@ -113,10 +107,7 @@ impl BnNode {
 /// A directed boundary edge of a patch, `from → to` in the winding of its triangle, with the
 /// order position of the triangle across it (`u32::MAX` on a mesh border).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct BoundaryEdge {
     pub from: u32,
     pub to: u32,
@@ -135,10 +126,7 @@ pub(crate) struct BoundaryEdge {
 /// first ([`crate::mesh::VertexOrder::spatial`]) if they are not (subdivision output is not), so
 /// each patch reads contiguous memory (9–15 % faster queries on the walking cat).
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde-serialize",
-    derive(serde::Serialize, serde::Deserialize)
-)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct BnTree {
     pub(crate) mesh: TriangleMesh,
     pub(crate) rest: Vec<Vec3>,
@@ -384,7 +372,7 @@ impl BnTree {
                 actual: rest_points.len(),
             });
         }
-        crate::deformation::validate_positions("control point", &rest_points)?;
+        crate::math::validate_positions("control point", &rest_points)?;
         self.rest_points = Some(rest_points);
         Ok(self)
     }

@@ -4,8 +4,9 @@ use std::sync::Arc;
 
 use super::asset::BoundMesh;
 use crate::bn_tree::{BnTree, BnTreeOptions};
-use crate::deformation::{Affine, ConvexWeights, ExampleBlend, GovernedDeformation};
+use crate::deformation::ExampleBlend;
 use crate::error::{DeformError, Result};
+use crate::governor::{Affine, ConvexWeights, GovernedDeformation};
 use crate::mesh::TriangleMesh;
 use crate::plasticity::PlasticState;
 use crate::shape::DeformableMeshShape;

@@ -1,4 +1,4 @@
-//! The per-step loop a game calls once per frame after Rapier's `step()`: read contact impulses, apply plasticity, re-blend the proxies, update shapes and mass properties, emit dent events.
+//! The plastic route (crashes): the per-step loop a game calls once per frame after Rapier's `step()` — read contact impulses, apply plasticity, re-blend the proxies, update shapes and mass properties, emit dent events.
 //!
 //! ```text
 //! world.step();                      // an ordinary Rapier step
@@ -49,21 +49,6 @@
 //! through the dispatcher, and parry's own cast clamps a body sliding on the ground to a fraction
 //! of its motion (see [`crate::query`]).
 //!
-//! # Skinned (governed) mesh colliders
-//!
-//! A [`crate::shape::DeformableMeshShape`] collider driven by the game (bone transforms of a
-//! skinned character, example transforms × bones) is posed once per step with
-//! [`pose_deformable_mesh`]: O(m), every side effect of Rapier's `SHAPE` flag O(1) for this
-//! shape (the function's documentation lists them). Its self-collisions are found, once per
-//! step, by [`DeformableMeshSelfCollisions`] (one reusable BN-Tree query per mesh):
-//!
-//! ```text
-//! pose_deformable_mesh(&mut world.colliders, cat, &bones)?;   // O(m)
-//! world.step();
-//! self_collisions.update(&world.colliders)?;
-//! for [t1, t2] in self_collisions.pairs(cat)? { … }
-//! ```
-//!
 //! Render meshes are re-blended on demand ([`PlasticPipeline::render_positions`]), so a game pays
 //! for them only in frames it draws.
 //!
@@ -75,8 +60,6 @@ mod asset;
 mod body;
 mod contacts;
 mod example_mesh;
-mod mesh_pose;
-mod mesh_self_collisions;
 mod self_intersection_guard;
 
 use std::sync::Arc;
@@ -94,8 +77,6 @@ pub use body::DeformableCollider;
 use body::{Body, ColliderState};
 pub use contacts::{SolvedContact, read_solved_contacts};
 pub use example_mesh::ExampleMesh;
-pub use mesh_pose::{MeshPoseUpdate, pose_deformable_mesh};
-pub use mesh_self_collisions::DeformableMeshSelfCollisions;
 pub use self_intersection_guard::{GuardOutcome, SelfIntersectionGuard};
 
 use crate::error::{DeformError, Result};
@@ -151,6 +132,21 @@ pub struct DeformableDesc {
     pub collider: DeformableCollider,
     /// Density of the body (mass = density × the rest mesh's volume).
     pub density: f32,
+}
+
+impl DeformableDesc {
+    /// A body whose collider is `asset`'s sphere proxy ([`DeformableCollider::SphereProxy`], the
+    /// crate's route), at `density` (mass = density × the rest mesh's volume).
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn proxy(asset: Arc<PlasticAsset>, density: f32) -> Self {
+        Self {
+            asset,
+            collider: DeformableCollider::SphereProxy,
+            density,
+        }
+    }
 }
 
 /// A dent: contacts of the last step that went past the yield at one plastic vertex of a body.

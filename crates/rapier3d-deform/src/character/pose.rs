@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use rapier3d::geometry::{ColliderHandle, ColliderSet};
 
-use crate::deformation::Affine;
 use crate::error::{DeformError, Result};
+use crate::governor::Affine;
 use crate::shape::DeformableMeshShape;
 
 /// What [`pose_deformable_mesh`] did.

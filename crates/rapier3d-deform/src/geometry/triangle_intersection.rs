@@ -36,7 +36,7 @@ fn to_f64(v: Vec3) -> P3 {
 ///
 /// ```
 /// use rapier3d_deform::math::Vec3;
-/// use rapier3d_deform::self_collision::triangles_intersect;
+/// use rapier3d_deform::geometry::triangles_intersect;
 /// let a = [Vec3::new(0.0, 0.0, 0.0), Vec3::new(2.0, 0.0, 0.0), Vec3::new(0.0, 2.0, 0.0)];
 /// let b = [Vec3::new(0.5, 0.5, -1.0), Vec3::new(0.5, 0.5, 1.0), Vec3::new(3.0, 3.0, 0.0)];
 /// assert!(triangles_intersect(a, b));

@@ -1,7 +1,7 @@
 //! The contour test (Volino & Magnenat-Thalmann 1994; Grinspun & Schröder 2001 §3.6): a patch whose normals all see a direction d is free of self-intersections if its boundary, projected onto the plane orthogonal to d, is a set of simple, pairwise disjoint closed curves.
 
 use super::SelfCollisionQuery;
-use super::bn_tree_build::BnTree;
+use super::build::BnTree;
 use crate::bounds::NormalCone;
 use std::time::Instant;
 

@@ -1,4 +1,4 @@
-//! The one idea under everything: vertices as convex combinations of governor transforms, and their O(n) evaluation.
+//! The one idea under everything: vertices as convex combinations of governor transforms, the contract every deformer fulfils, and their O(n) evaluation.
 
 use super::{Affine, ConvexWeights};
 use crate::error::{DeformError, Result};
@@ -140,17 +140,6 @@ pub fn validate_governors(governors: &[Affine], expected: usize) -> Result<()> {
         return Err(DeformError::NonFiniteTransform { governor });
     }
     Ok(())
-}
-
-/// Rejects non-finite positions.
-///
-/// # Errors
-/// [`DeformError::NonFinitePosition`] naming the first bad index.
-pub fn validate_positions(what: &'static str, positions: &[Vec3]) -> Result<()> {
-    match positions.iter().position(|p| !p.is_finite()) {
-        Some(index) => Err(DeformError::NonFinitePosition { what, index }),
-        None => Ok(()),
-    }
 }
 
 #[cfg(test)]
