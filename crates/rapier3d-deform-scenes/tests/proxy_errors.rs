@@ -91,12 +91,7 @@ fn self_intersecting_mesh() {
 #[test]
 fn empty_example_set() {
     let err = SphereProxy::build(&closed_cube(), &[], &options()).unwrap_err();
-    assert_eq!(
-        err,
-        DeformError::Empty {
-            what: "example set"
-        }
-    );
+    assert_eq!(err, DeformError::Empty { what: "examples" });
 }
 
 #[test]

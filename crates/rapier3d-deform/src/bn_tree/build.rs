@@ -1,6 +1,6 @@
 //! BN-Tree construction: bottom-up clustering of edge-connected triangles into compact patches (area over perimeter), leaf collapsing, boundary contours and per-node bound data.
 
-use crate::bounds::PatchBounds;
+use crate::bounds::{PatchBounds, patch_triangles};
 use crate::error::{DeformError, Result};
 use crate::governor::ConvexWeights;
 use crate::math::Vec3;
@@ -331,7 +331,7 @@ impl BnTree {
             if node.is_leaf() {
                 continue;
             }
-            let tris = &self.order[node.first as usize..(node.first + node.count) as usize];
+            let tris = patch_triangles(&self.order, node.first, node.count);
             // Cheap governor count before the full precompute.
             let mut governors: Vec<u32> = tris
                 .iter()
@@ -393,7 +393,7 @@ impl BnTree {
     #[inline]
     pub fn node_triangles(&self, i: usize) -> &[u32] {
         let n = &self.nodes[i];
-        &self.order[n.first as usize..(n.first + n.count) as usize]
+        patch_triangles(&self.order, n.first, n.count)
     }
 
     /// The rest mesh.

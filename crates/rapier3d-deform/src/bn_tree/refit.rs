@@ -2,7 +2,7 @@
 
 use super::SelfCollisionQuery;
 use super::build::{BnTree, NONE};
-use crate::bounds::NormalCone;
+use crate::bounds::{NormalCone, patch_triangles};
 use crate::governor::Affine;
 use crate::governor::deform_vertex_wide;
 use crate::math::{Aabb, Vec3};
@@ -179,7 +179,7 @@ impl SelfCollisionQuery {
                     let mut hi = Vec3::splat(f32::MIN);
                     let mut cone = NormalCone::ALL;
                     let triangles = tree.mesh.triangles();
-                    for &t in &tree.order[node.first as usize..(node.first + node.count) as usize] {
+                    for &t in patch_triangles(&tree.order, node.first, node.count) {
                         let [a, b, c] = triangles[t as usize].map(|v| self.vertices[v as usize]);
                         lo = lo.min(a.min(b).min(c));
                         hi = hi.max(a.max(b).max(c));

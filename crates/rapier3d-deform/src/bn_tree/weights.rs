@@ -1,6 +1,7 @@
 //! Changing the weights of a built BN-Tree's vertices (example weights under plasticity): the row is replaced in place and the O(m) bound data of every node containing the vertex is dropped, so those nodes bound themselves from their children from then on.
 
 use super::build::{BnTree, NONE};
+use crate::bounds::patch_triangles;
 use crate::error::{DeformError, Result};
 
 /// For every vertex, the leaves of a [`BnTree`] whose triangles use it (compressed rows).
@@ -43,7 +44,7 @@ impl BnTree {
             if !node.is_leaf() {
                 continue;
             }
-            for &t in &self.order[node.first as usize..(node.first + node.count) as usize] {
+            for &t in patch_triangles(&self.order, node.first, node.count) {
                 for v in self.mesh.triangles()[t as usize] {
                     pairs.push((v, i as u32));
                 }

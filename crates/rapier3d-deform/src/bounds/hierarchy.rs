@@ -101,7 +101,7 @@ impl PatchHierarchy {
             let n = out.nodes[i];
             scratch.clear();
             scratch.extend(
-                out.order[n.first as usize..(n.first + n.count) as usize]
+                patch_triangles(&out.order, n.first, n.count)
                     .iter()
                     .flat_map(|&t| mesh.triangles()[t as usize]),
             );
@@ -130,7 +130,7 @@ impl PatchHierarchy {
     #[inline]
     pub fn node_triangles(&self, i: usize) -> &[u32] {
         let n = &self.nodes[i];
-        &self.order[n.first as usize..(n.first + n.count) as usize]
+        patch_triangles(&self.order, n.first, n.count)
     }
 
     /// Unique vertices of node `i` (sorted).
@@ -139,6 +139,16 @@ impl PatchHierarchy {
         let (a, b) = self.nodes[i].vertices;
         &self.vertices[a as usize..b as usize]
     }
+}
+
+/// The triangles of a node that covers `count` entries of the triangle permutation `order` from
+/// `first` (the node layout of [`PatchHierarchy`] and of the BN-Tree).
+///
+/// # Performance
+/// O(1).
+#[inline]
+pub(crate) fn patch_triangles(order: &[u32], first: u32, count: u32) -> &[u32] {
+    &order[first as usize..(first + count) as usize]
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@ mod normal_cone;
 mod obb;
 mod patch;
 
+pub(crate) use hierarchy::patch_triangles;
 pub use hierarchy::{PatchHierarchy, PatchNode};
 pub use limited_convex::{
     LimitedConvexWorkspace, WeightedTerm, limited_convex_bound, limited_convex_max,

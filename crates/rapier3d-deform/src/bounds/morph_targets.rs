@@ -590,29 +590,51 @@ mod tests {
         }
     }
 
-    /// Runs `sets` random global weight sets; `shrink` scales the weights given to the bounds
-    /// (1 = the real bound).
-    fn run_targets(seed: u64, sets: usize, shrink: f32) -> Tally {
-        let (mut morph, mut rng) = targets(seed);
+    /// A patch of the grid: its vertices and triangles.
+    type Patch = (Vec<u32>, Vec<[u32; 3]>);
+
+    /// Checks the bounds of every patch of the grid under `sets` weight sets: `draw` sets a
+    /// random weight set on the morph, writes the deformed positions and returns what `bound`
+    /// takes to bound a patch (AABB, normal bound) under that set.
+    fn run<M, W>(
+        mut morph: M,
+        patch_bounds: impl Fn(&M, &[u32], &[[u32; 3]]) -> Result<MorphPatchBounds>,
+        sets: usize,
+        mut draw: impl FnMut(&mut M, &mut Vec<Vec3>) -> W,
+        mut bound: impl FnMut(&M, &W, &MorphPatchBounds, &Patch) -> (IVec3, IVec3),
+    ) -> Tally {
         let patches = patches();
         let bounds: Vec<MorphPatchBounds> = patches
             .iter()
-            .map(|(v, t)| morph.patch_bounds(v, t).unwrap())
+            .map(|(v, t)| patch_bounds(&morph, v, t).unwrap())
             .collect();
         let mut tally = Tally::default();
         let mut p = Vec::new();
         for _ in 0..sets {
-            let w: Vec<f32> = (0..3).map(|_| rng.random_range(-1.5..1.5)).collect();
-            morph.set_weights(&w).unwrap();
-            morph.deform_into(&mut p);
-            let wb: Vec<f32> = w.iter().map(|x| x * shrink).collect();
+            let w = draw(&mut morph, &mut p);
             for (patch, b) in patches.iter().zip(&bounds) {
-                let aabb = b.aabb_with_targets(&wb).unwrap();
-                let n = b.normal_bound_with_targets(&wb).unwrap();
+                let (aabb, n) = bound(&morph, &w, b, patch);
                 check_patch(&mut tally, &p, patch, aabb, n);
             }
         }
         tally
+    }
+
+    /// Runs `sets` random global weight sets; `shrink` scales the weights given to the bounds
+    /// (1 = the real bound).
+    fn run_targets(seed: u64, sets: usize, shrink: f32) -> Tally {
+        let (morph, mut rng) = targets(seed);
+        let draw = |m: &mut MorphTargets, p: &mut Vec<Vec3>| {
+            let w: Vec<f32> = (0..3).map(|_| rng.random_range(-1.5..1.5)).collect();
+            m.set_weights(&w).unwrap();
+            m.deform_into(p);
+            w.iter().map(|x| x * shrink).collect::<Vec<f32>>()
+        };
+        let bound = |_: &MorphTargets, wb: &Vec<f32>, b: &MorphPatchBounds, _: &Patch| {
+            let aabb = b.aabb_with_targets(wb).unwrap();
+            (aabb, b.normal_bound_with_targets(wb).unwrap())
+        };
+        run(morph, MorphTargets::patch_bounds, sets, draw, bound)
     }
 
     #[test]
@@ -650,33 +672,27 @@ mod tests {
         }
     }
 
+    /// Runs `sets` random per-vertex weight sets; `shrink` scales the weight ranges given to the
+    /// bounds about their midpoints (1 = the real bound).
     fn run_examples(seed: u64, sets: usize, shrink: f32) -> Tally {
-        let (mut morph, mut rng) = examples(seed);
-        let patches = patches();
-        let bounds: Vec<MorphPatchBounds> = patches
-            .iter()
-            .map(|(v, t)| morph.patch_bounds(v, t).unwrap())
-            .collect();
-        let mut ws = LimitedConvexWorkspace::default();
-        let mut tally = Tally::default();
-        let (mut p, mut ranges) = (Vec::new(), Vec::new());
+        let (morph, mut rng) = examples(seed);
         let rest = morph.example(0).unwrap().to_vec();
-        for _ in 0..sets {
-            let beta = random_beta(&mut rng, &rest, morph.example_count());
-            morph.set_weights(&beta).unwrap();
-            morph.deform_into(&mut p);
-            for (patch, b) in patches.iter().zip(&bounds) {
-                morph.weight_ranges(&patch.0, &mut ranges).unwrap();
-                for r in &mut ranges {
-                    let mid = r.mid();
-                    *r = Interval::new(mid + (r.lo - mid) * shrink, mid + (r.hi - mid) * shrink);
-                }
-                let aabb = b.aabb_with_ranges(&ranges, &mut ws).unwrap();
-                let n = b.normal_bound_with_ranges(&ranges).unwrap();
-                check_patch(&mut tally, &p, patch, aabb, n);
+        let draw = |m: &mut MorphExamples, p: &mut Vec<Vec3>| {
+            let beta = random_beta(&mut rng, &rest, m.example_count());
+            m.set_weights(&beta).unwrap();
+            m.deform_into(p);
+        };
+        let (mut ws, mut ranges) = (LimitedConvexWorkspace::default(), Vec::new());
+        let bound = |m: &MorphExamples, _: &(), b: &MorphPatchBounds, patch: &Patch| {
+            m.weight_ranges(&patch.0, &mut ranges).unwrap();
+            for r in &mut ranges {
+                let mid = r.mid();
+                *r = Interval::new(mid + (r.lo - mid) * shrink, mid + (r.hi - mid) * shrink);
             }
-        }
-        tally
+            let aabb = b.aabb_with_ranges(&ranges, &mut ws).unwrap();
+            (aabb, b.normal_bound_with_ranges(&ranges).unwrap())
+        };
+        run(morph, MorphExamples::patch_bounds, sets, draw, bound)
     }
 
     #[test]

@@ -37,22 +37,8 @@ impl BoundMesh {
     /// # Performance
     /// O(V log T_cage + V · E).
     pub fn new(mesh: TriangleMesh, examples: &[Vec<Vec3>], cage: &TriangleMesh) -> Result<Self> {
-        if examples.is_empty() {
-            return Err(DeformError::Empty { what: "examples" });
-        }
+        mesh.check_examples(examples)?;
         let n = mesh.vertex_count();
-        for (example, pose) in examples.iter().enumerate() {
-            if pose.len() != n {
-                return Err(DeformError::ExampleVertexCount {
-                    example,
-                    expected: n,
-                    actual: pose.len(),
-                });
-            }
-            if let Some(vertex) = pose.iter().position(|p| !p.is_finite()) {
-                return Err(DeformError::NonFiniteExamplePosition { example, vertex });
-            }
-        }
         let tree = MeshDistance::new(cage, cage.positions())?;
         let mut cage_vertices = Vec::with_capacity(n);
         let mut barycentric = Vec::with_capacity(n);

@@ -2,7 +2,7 @@
 
 use crate::error::{DeformError, Result};
 use crate::governor::{
-    Affine, ConvexWeights, GovernedDeformation, check_global_row, check_row, validate_governors,
+    Affine, ConvexWeights, check_global_row, check_row, check_rows, validate_governors,
 };
 use crate::math::{Vec3, validate_positions};
 
@@ -219,18 +219,7 @@ impl ExampleBlend {
     /// O(n · E · influences).
     pub fn set_example_weights(&mut self, per_vertex: &[f32]) -> Result<()> {
         let e = self.example_count;
-        if per_vertex.len() != self.rest.len() * e {
-            return Err(DeformError::LengthMismatch {
-                what: "per-vertex example weights (vertices × examples)",
-                expected: self.rest.len() * e,
-                actual: per_vertex.len(),
-            });
-        }
-        let sums = per_vertex
-            .chunks_exact(e)
-            .enumerate()
-            .map(|(v, row)| check_row(v, row))
-            .collect::<Result<Vec<f32>>>()?;
+        let sums = check_rows(per_vertex, self.rest.len(), e)?;
         for (v, sum) in sums.into_iter().enumerate() {
             let row = &per_vertex[v * e..(v + 1) * e];
             self.write_row(v, row, sum);
@@ -332,21 +321,12 @@ impl ExampleBlend {
     }
 }
 
-impl GovernedDeformation for ExampleBlend {
-    fn rest_positions(&self) -> &[Vec3] {
-        &self.rest
-    }
-    fn weights(&self) -> &ConvexWeights {
-        &self.weights
-    }
-    fn governors(&self) -> &[Affine] {
-        &self.governors
-    }
-}
+governed_by_fields!(ExampleBlend);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::governor::GovernedDeformation;
     use crate::math::{Mat3, Quat};
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;

@@ -5,6 +5,25 @@
 //! `p = Σ_k w_k (A_k p0 + t_k)` over [`Affine`](crate::governor::Affine) governors and
 //! [`ConvexWeights`](crate::governor::ConvexWeights). Their patch bounds are in [`crate::bounds`].
 
+/// Implements [`GovernedDeformation`](crate::governor::GovernedDeformation) for a deformer that
+/// keeps its rest positions, weights and current governors in the fields `rest`, `weights` and
+/// `governors`.
+macro_rules! governed_by_fields {
+    ($deformer:ty) => {
+        impl $crate::governor::GovernedDeformation for $deformer {
+            fn rest_positions(&self) -> &[$crate::math::Vec3] {
+                &self.rest
+            }
+            fn weights(&self) -> &$crate::governor::ConvexWeights {
+                &self.weights
+            }
+            fn governors(&self) -> &[$crate::governor::Affine] {
+                &self.governors
+            }
+        }
+    };
+}
+
 mod example_blend;
 mod loop_subdivision;
 mod morph_targets;

@@ -1,7 +1,7 @@
 //! Morph targets (glTF-style deltas with global weights) and per-vertex convex blends of example shapes; their O(examples) patch bounds are [`crate::bounds::MorphPatchBounds`].
 
 use crate::error::{DeformError, Result};
-use crate::governor::{check_global_row, check_row};
+use crate::governor::{check_global_row, check_row, check_rows};
 use crate::math::{Interval, Vec3, validate_positions};
 
 /// Morph targets as in glTF: `p = base + Σ_i w_i Δ_i` with one global weight per target.
@@ -241,18 +241,7 @@ impl MorphExamples {
     /// O(vertices · examples).
     pub fn set_weights(&mut self, per_vertex: &[f32]) -> Result<()> {
         let e = self.example_count();
-        if per_vertex.len() != self.weights.len() {
-            return Err(DeformError::LengthMismatch {
-                what: "per-vertex example weights (vertices × examples)",
-                expected: self.weights.len(),
-                actual: per_vertex.len(),
-            });
-        }
-        let sums = per_vertex
-            .chunks_exact(e)
-            .enumerate()
-            .map(|(v, row)| check_row(v, row))
-            .collect::<Result<Vec<f32>>>()?;
+        let sums = check_rows(per_vertex, self.vertex_count(), e)?;
         for ((dst, src), sum) in self
             .weights
             .chunks_exact_mut(e)

@@ -1,7 +1,7 @@
 //! Point-based animation (Müller et al. 2004): particles with affine fields govern the surface through normalised kernel (Shepard) weights.
 
 use crate::error::{DeformError, Result};
-use crate::governor::{Affine, ConvexWeights, GovernedDeformation};
+use crate::governor::{Affine, ConvexWeights};
 use crate::math::{Mat3, Vec3, validate_positions};
 use std::collections::HashMap;
 
@@ -284,17 +284,7 @@ impl PointBasedAnimation {
     }
 }
 
-impl GovernedDeformation for PointBasedAnimation {
-    fn rest_positions(&self) -> &[Vec3] {
-        &self.rest
-    }
-    fn weights(&self) -> &ConvexWeights {
-        &self.weights
-    }
-    fn governors(&self) -> &[Affine] {
-        &self.governors
-    }
-}
+governed_by_fields!(PointBasedAnimation);
 
 /// Inverse of a symmetric positive semi-definite moment matrix in f64, or `None` when singular.
 fn invert_moment(m: &[[f64; 3]; 3]) -> Option<Mat3> {
@@ -374,6 +364,7 @@ impl Grid {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::governor::GovernedDeformation;
     use crate::math::Quat;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;

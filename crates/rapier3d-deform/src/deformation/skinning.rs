@@ -1,7 +1,7 @@
 //! Linear blend skinning: bones are the governors, `A_k = world_k · inverse_bind_k`.
 
 use crate::error::{DeformError, Result};
-use crate::governor::{Affine, ConvexWeights, GovernedDeformation, validate_governors};
+use crate::governor::{Affine, ConvexWeights, validate_governors};
 use crate::math::{Vec3, validate_positions};
 
 /// Linear blend skinning (LBS) with any number of influences per vertex.
@@ -87,14 +87,4 @@ impl LinearBlendSkinning {
     }
 }
 
-impl GovernedDeformation for LinearBlendSkinning {
-    fn rest_positions(&self) -> &[Vec3] {
-        &self.rest
-    }
-    fn weights(&self) -> &ConvexWeights {
-        &self.weights
-    }
-    fn governors(&self) -> &[Affine] {
-        &self.governors
-    }
-}
+governed_by_fields!(LinearBlendSkinning);

@@ -480,70 +480,44 @@ mod tests {
     #[test]
     fn hand_cases() {
         let base = [v(0.0, 0.0, 0.0), v(2.0, 0.0, 0.0), v(0.0, 2.0, 0.0)];
-        // Crossing: a vertical triangle piercing the base.
-        assert!(intersect_sym(
-            base,
-            [v(0.5, 0.5, -1.0), v(0.5, 0.5, 1.0), v(0.5, 3.0, 0.0)]
-        ));
-        // Disjoint: same shape lifted.
-        assert!(!intersect_sym(
-            base,
-            [v(0.5, 0.5, 0.1), v(0.5, 0.5, 1.0), v(0.5, 3.0, 0.5)]
-        ));
-        // Disjoint: plane crossing outside the triangle.
-        assert!(!intersect_sym(
-            base,
-            [v(3.0, 3.0, -1.0), v(3.0, 3.0, 1.0), v(4.0, 3.0, 0.0)]
-        ));
-        // Touching: a vertex of B exactly on the interior of A.
-        assert!(intersect_sym(
-            base,
-            [v(0.5, 0.5, 0.0), v(0.5, 0.5, 1.0), v(1.0, 0.5, 1.0)]
-        ));
-        // Touching: edges crossing at one point (B's edge lies on A's plane only at a point).
-        assert!(intersect_sym(
-            base,
-            [v(1.0, 1.0, 0.0), v(1.0, 1.0, 1.0), v(3.0, 3.0, 1.0)]
-        ));
-        // Touching: B's edge lies along A's hypotenuse.
-        assert!(intersect_sym(
-            base,
-            [v(2.0, 0.0, 0.0), v(0.0, 2.0, 0.0), v(1.0, 1.0, 1.0)]
-        ));
-        // Coplanar overlap, coplanar containment, coplanar disjoint, coplanar vertex touch.
-        assert!(intersect_sym(
-            base,
-            [v(1.0, 1.0, 0.0), v(-1.0, 1.0, 0.0), v(1.0, -1.0, 0.0)]
-        ));
-        assert!(intersect_sym(
-            base,
-            [v(0.2, 0.2, 0.0), v(0.6, 0.2, 0.0), v(0.2, 0.6, 0.0)]
-        ));
-        assert!(!intersect_sym(
-            base,
-            [v(1.1, 1.1, 0.0), v(3.0, 1.1, 0.0), v(1.1, 3.0, 0.0)]
-        ));
-        assert!(intersect_sym(
-            base,
-            [v(2.0, 0.0, 0.0), v(3.0, 0.0, 0.0), v(3.0, 1.0, 0.0)]
-        ));
-        // Degenerate triangles: a segment piercing A, a segment beside it, a point on it.
-        assert!(intersect_sym(
-            base,
-            [v(0.5, 0.5, -1.0), v(0.5, 0.5, 0.0), v(0.5, 0.5, 1.0)]
-        ));
-        assert!(!intersect_sym(
-            base,
-            [v(3.0, 0.5, -1.0), v(3.0, 0.5, 0.0), v(3.0, 0.5, 1.0)]
-        ));
-        assert!(intersect_sym(
-            base,
-            [v(0.5, 0.5, 0.0), v(0.5, 0.5, 0.0), v(0.5, 0.5, 0.0)]
-        ));
-        assert!(!intersect_sym(
-            base,
-            [v(0.5, 0.5, 0.5), v(0.5, 0.5, 0.5), v(0.5, 0.5, 0.5)]
-        ));
+        // (whether B meets the base, B).
+        let cases: [(bool, [[f32; 3]; 3]); 14] = [
+            // Crossing: a vertical triangle piercing the base.
+            (true, [[0.5, 0.5, -1.0], [0.5, 0.5, 1.0], [0.5, 3.0, 0.0]]),
+            // Disjoint: same shape lifted.
+            (false, [[0.5, 0.5, 0.1], [0.5, 0.5, 1.0], [0.5, 3.0, 0.5]]),
+            // Disjoint: plane crossing outside the triangle.
+            (false, [[3.0, 3.0, -1.0], [3.0, 3.0, 1.0], [4.0, 3.0, 0.0]]),
+            // Touching: a vertex of B exactly on the interior of A.
+            (true, [[0.5, 0.5, 0.0], [0.5, 0.5, 1.0], [1.0, 0.5, 1.0]]),
+            // Touching: B's edge meets A's plane at one point of A's edge.
+            (true, [[1.0, 1.0, 0.0], [1.0, 1.0, 1.0], [3.0, 3.0, 1.0]]),
+            // Touching: B's edge lies along A's hypotenuse.
+            (true, [[2.0, 0.0, 0.0], [0.0, 2.0, 0.0], [1.0, 1.0, 1.0]]),
+            // Coplanar overlap.
+            (true, [[1.0, 1.0, 0.0], [-1.0, 1.0, 0.0], [1.0, -1.0, 0.0]]),
+            // Coplanar containment.
+            (true, [[0.2, 0.2, 0.0], [0.6, 0.2, 0.0], [0.2, 0.6, 0.0]]),
+            // Coplanar disjoint.
+            (false, [[1.1, 1.1, 0.0], [3.0, 1.1, 0.0], [1.1, 3.0, 0.0]]),
+            // Coplanar vertex touch.
+            (true, [[2.0, 0.0, 0.0], [3.0, 0.0, 0.0], [3.0, 1.0, 0.0]]),
+            // Degenerate: a segment piercing A.
+            (true, [[0.5, 0.5, -1.0], [0.5, 0.5, 0.0], [0.5, 0.5, 1.0]]),
+            // Degenerate: a segment beside A.
+            (false, [[3.0, 0.5, -1.0], [3.0, 0.5, 0.0], [3.0, 0.5, 1.0]]),
+            // Degenerate: a point on A.
+            (true, [[0.5, 0.5, 0.0]; 3]),
+            // Degenerate: a point above A.
+            (false, [[0.5, 0.5, 0.5]; 3]),
+        ];
+        for (k, (expected, b)) in cases.into_iter().enumerate() {
+            assert_eq!(
+                intersect_sym(base, b.map(Vec3::from_array)),
+                expected,
+                "case {k}"
+            );
+        }
     }
 
     /// Mesh topology: a shared edge folded flat, shared vertices with and without a crossing.
@@ -592,61 +566,31 @@ mod tests {
     fn shared_vertex_cases() {
         let o = v(0.0, 0.0, 0.0);
         let a = [v(1.0, 0.0, 0.0), v(0.0, 1.0, 0.0)];
-        // Folded away (a fan): only the corner in common.
-        assert!(!triangles_cross_beyond_vertex(
-            o,
-            a,
-            [v(-1.0, 0.0, 0.0), v(0.0, -1.0, 0.0)]
-        ));
-        // Sharing the corner and touching along a ray from it (coplanar, wedges adjacent).
-        assert!(triangles_cross_beyond_vertex(
-            o,
-            a,
-            [v(0.0, 1.0, 0.0) * 2.0, v(-1.0, 0.0, 0.0)]
-        ));
-        // Coplanar, wedges overlapping.
-        assert!(triangles_cross_beyond_vertex(
-            o,
-            a,
-            [v(1.0, 1.0, 0.0), v(-1.0, 2.0, 0.0)]
-        ));
-        // Coplanar, small triangle inside the wedge near the corner.
-        assert!(triangles_cross_beyond_vertex(
-            o,
-            a,
-            [v(0.1, 0.05, 0.0), v(0.05, 0.1, 0.0)]
-        ));
-        // Transversal crossing through the interior (no edge of one in the other's cone).
-        assert!(triangles_cross_beyond_vertex(
-            o,
-            a,
-            [v(1.0, 1.0, 1.0), v(1.0, 1.0, -1.0)]
-        ));
-        // Transversal but the planes meet outside both triangles near the corner.
-        assert!(!triangles_cross_beyond_vertex(
-            o,
-            a,
-            [v(-1.0, -1.0, 1.0), v(-1.0, -1.0, -1.0)]
-        ));
-        // Neither edge from o enters A's corner, but B's cone contains (1, 1, 0): B's opposite
-        // edge pierces A.
-        assert!(triangles_cross_beyond_vertex(
-            o,
-            a,
-            [v(0.9, 0.9, 3.0), v(0.3, 0.3, -1.0)]
-        ));
-        // Degenerate B (collinear with o) lying along A's edge: overlap beyond o.
-        assert!(triangles_cross_beyond_vertex(
-            o,
-            a,
-            [v(0.5, 0.0, 0.0), v(2.0, 0.0, 0.0)]
-        ));
-        // Degenerate B pointing away from A.
-        assert!(!triangles_cross_beyond_vertex(
-            o,
-            a,
-            [v(-0.5, 0.0, 0.0), v(-2.0, 0.0, 0.0)]
-        ));
+        // (whether (o, B) meets (o, A) beyond o, B's free corners).
+        let cases: [(bool, [[f32; 3]; 2]); 9] = [
+            // Folded away (a fan): only the corner in common.
+            (false, [[-1.0, 0.0, 0.0], [0.0, -1.0, 0.0]]),
+            // Coplanar, wedges adjacent: touching along a ray from the corner.
+            (true, [[0.0, 2.0, 0.0], [-1.0, 0.0, 0.0]]),
+            // Coplanar, wedges overlapping.
+            (true, [[1.0, 1.0, 0.0], [-1.0, 2.0, 0.0]]),
+            // Coplanar, small triangle inside the wedge near the corner.
+            (true, [[0.1, 0.05, 0.0], [0.05, 0.1, 0.0]]),
+            // Transversal crossing through the interior (no edge of one in the other's cone).
+            (true, [[1.0, 1.0, 1.0], [1.0, 1.0, -1.0]]),
+            // Transversal, the planes meet outside both triangles near the corner.
+            (false, [[-1.0, -1.0, 1.0], [-1.0, -1.0, -1.0]]),
+            // No edge from o enters A's corner, but B's opposite edge pierces A.
+            (true, [[0.9, 0.9, 3.0], [0.3, 0.3, -1.0]]),
+            // Degenerate B (collinear with o) along A's edge: overlap beyond o.
+            (true, [[0.5, 0.0, 0.0], [2.0, 0.0, 0.0]]),
+            // Degenerate B pointing away from A.
+            (false, [[-0.5, 0.0, 0.0], [-2.0, 0.0, 0.0]]),
+        ];
+        for (k, (expected, b)) in cases.into_iter().enumerate() {
+            let got = triangles_cross_beyond_vertex(o, a, b.map(Vec3::from_array));
+            assert_eq!(got, expected, "case {k}");
+        }
     }
 
     // -----------------------------------------------------------------------------------------

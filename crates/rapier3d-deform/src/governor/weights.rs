@@ -203,16 +203,7 @@ impl ConvexWeights {
         for (vertex, row) in rows.into_iter().enumerate() {
             let start = out.governors.len();
             for (slot, (g, w)) in row.into_iter().enumerate() {
-                if !w.is_finite() {
-                    return Err(DeformError::NonFiniteWeight { vertex, slot });
-                }
-                if w < 0.0 {
-                    return Err(DeformError::NegativeWeight {
-                        vertex,
-                        slot,
-                        value: w,
-                    });
-                }
+                check_weight(vertex, slot, w)?;
                 if g as usize >= governor_count {
                     return Err(DeformError::GovernorIndexOutOfRange {
                         vertex,
@@ -418,20 +409,27 @@ impl VertexOrder {
     }
 }
 
+/// Rejects one non-finite or negative weight (`slot` of `vertex`'s row).
+#[inline]
+fn check_weight(vertex: usize, slot: usize, w: f32) -> Result<()> {
+    if !w.is_finite() {
+        return Err(DeformError::NonFiniteWeight { vertex, slot });
+    }
+    if w < 0.0 {
+        return Err(DeformError::NegativeWeight {
+            vertex,
+            slot,
+            value: w,
+        });
+    }
+    Ok(())
+}
+
 /// Validates one row (finite, `≥ 0`, sum within [`ConvexWeights::SUM_TOLERANCE`] of 1) and
 /// returns its sum.
 pub(crate) fn check_row(vertex: usize, weights: &[f32]) -> Result<f32> {
     for (slot, &w) in weights.iter().enumerate() {
-        if !w.is_finite() {
-            return Err(DeformError::NonFiniteWeight { vertex, slot });
-        }
-        if w < 0.0 {
-            return Err(DeformError::NegativeWeight {
-                vertex,
-                slot,
-                value: w,
-            });
-        }
+        check_weight(vertex, slot, w)?;
     }
     let sum: f32 = weights.iter().sum();
     if sum <= 0.0 || (sum - 1.0).abs() > ConvexWeights::SUM_TOLERANCE {
@@ -442,6 +440,31 @@ pub(crate) fn check_row(vertex: usize, weights: &[f32]) -> Result<f32> {
         });
     }
     Ok(sum)
+}
+
+/// [`check_row`] for every row of `per_vertex`, `vertices` rows of `width` weights each
+/// (row-major, one row per vertex), and the row sums; nothing is written, so that a caller can
+/// validate every row before it changes any.
+///
+/// # Errors
+/// [`DeformError::LengthMismatch`] unless `per_vertex` holds `vertices × width` weights; what
+/// [`check_row`] rejects, naming the first bad vertex.
+pub(crate) fn check_rows(per_vertex: &[f32], vertices: usize, width: usize) -> Result<Vec<f32>> {
+    if per_vertex.len() != vertices * width {
+        return Err(DeformError::LengthMismatch {
+            what: "per-vertex example weights (vertices × examples)",
+            expected: vertices * width,
+            actual: per_vertex.len(),
+        });
+    }
+    if width == 0 {
+        return Ok(vec![0.0; vertices]);
+    }
+    per_vertex
+        .chunks_exact(width)
+        .enumerate()
+        .map(|(v, row)| check_row(v, row))
+        .collect()
 }
 
 /// Like [`check_row`] for a global (not per-vertex) weight vector, reported as

@@ -101,6 +101,35 @@ impl TriangleMesh {
         crate::math::validate_positions("deformed vertex", positions)
     }
 
+    /// Rejects an example set (`examples[e][v]`: vertex `v` in example pose `e`) that does not
+    /// match the mesh: no example, an example without one position per vertex, or a non-finite
+    /// position.
+    ///
+    /// # Errors
+    /// [`DeformError::Empty`] (`what = "examples"`), [`DeformError::ExampleVertexCount`],
+    /// [`DeformError::NonFiniteExamplePosition`].
+    ///
+    /// # Performance
+    /// O(examples · vertices).
+    pub fn check_examples(&self, examples: &[Vec<Vec3>]) -> Result<()> {
+        if examples.is_empty() {
+            return Err(DeformError::Empty { what: "examples" });
+        }
+        for (example, pose) in examples.iter().enumerate() {
+            if pose.len() != self.vertex_count() {
+                return Err(DeformError::ExampleVertexCount {
+                    example,
+                    expected: self.vertex_count(),
+                    actual: pose.len(),
+                });
+            }
+            if let Some(vertex) = pose.iter().position(|p| !p.is_finite()) {
+                return Err(DeformError::NonFiniteExamplePosition { example, vertex });
+            }
+        }
+        Ok(())
+    }
+
     /// The three corners of triangle `t` taken from `positions` (rest or deformed).
     #[inline]
     pub fn corners(&self, positions: &[Vec3], t: usize) -> [Vec3; 3] {

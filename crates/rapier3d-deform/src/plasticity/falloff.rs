@@ -333,22 +333,28 @@ impl VertexGrid {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn grid_mesh(n: u32, h: f32) -> TriangleMesh {
+    /// A flat `n × n`-vertex grid with spacing `h` in the xy plane.
+    pub(crate) fn grid_mesh(n: u32, h: f32) -> TriangleMesh {
+        grid_mesh_xy(n, n, h)
+    }
+
+    /// A flat `nx × ny`-vertex grid with spacing `h` in the xy plane, two triangles per cell.
+    pub(crate) fn grid_mesh_xy(nx: u32, ny: u32, h: f32) -> TriangleMesh {
         let mut p = Vec::new();
-        for j in 0..n {
-            for i in 0..n {
+        for j in 0..ny {
+            for i in 0..nx {
                 p.push(Vec3::new(i as f32 * h, j as f32 * h, 0.0));
             }
         }
         let mut t = Vec::new();
-        for j in 0..n - 1 {
-            for i in 0..n - 1 {
-                let a = j * n + i;
-                t.push([a, a + 1, a + n + 1]);
-                t.push([a, a + n + 1, a + n]);
+        for j in 0..ny - 1 {
+            for i in 0..nx - 1 {
+                let a = j * nx + i;
+                t.push([a, a + 1, a + nx + 1]);
+                t.push([a, a + nx + 1, a + nx]);
             }
         }
         TriangleMesh::new(p, t).unwrap()

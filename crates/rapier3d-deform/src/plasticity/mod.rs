@@ -28,22 +28,7 @@ mod tests {
     /// A 2 × 1 strip in the xy plane (20 × 10 quads), three examples: rest, the right end
     /// pushed in along −x (a crush), the strip lifted along +z.
     fn strip() -> (TriangleMesh, Vec<Vec<Vec3>>) {
-        let (nx, ny) = (21u32, 11u32);
-        let mut p = Vec::new();
-        for j in 0..ny {
-            for i in 0..nx {
-                p.push(Vec3::new(i as f32 * 0.1, j as f32 * 0.1, 0.0));
-            }
-        }
-        let mut t = Vec::new();
-        for j in 0..ny - 1 {
-            for i in 0..nx - 1 {
-                let a = j * nx + i;
-                t.push([a, a + 1, a + nx + 1]);
-                t.push([a, a + nx + 1, a + nx]);
-            }
-        }
-        let mesh = TriangleMesh::new(p, t).unwrap();
+        let mesh = falloff::tests::grid_mesh_xy(21, 11, 0.1);
         let rest = mesh.positions().to_vec();
         let crush = rest
             .iter()

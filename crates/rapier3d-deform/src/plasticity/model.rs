@@ -114,22 +114,8 @@ impl PlasticModel {
         examples: &[Vec<Vec3>],
         params: PlasticityParams,
     ) -> Result<Self> {
-        if examples.is_empty() {
-            return Err(DeformError::Empty { what: "examples" });
-        }
+        mesh.check_examples(examples)?;
         let n = mesh.vertex_count();
-        for (example, pose) in examples.iter().enumerate() {
-            if pose.len() != n {
-                return Err(DeformError::ExampleVertexCount {
-                    example,
-                    expected: n,
-                    actual: pose.len(),
-                });
-            }
-            if let Some(vertex) = pose.iter().position(|p| !p.is_finite()) {
-                return Err(DeformError::NonFiniteExamplePosition { example, vertex });
-            }
-        }
         let e = examples.len();
         let mut columns = Vec::with_capacity(n * e);
         for v in 0..n {

@@ -109,39 +109,18 @@ mod tests {
 
     #[test]
     fn no_direction_when_the_examples_do_not_move_the_vertex() {
+        let project = |columns: &[Vec3], d: Vec3, min_motion: f32, out: &mut [f32]| {
+            project_onto_examples(columns, d, 10.0, min_motion, out)
+        };
         let columns = [Vec3::ONE; 4];
         let mut out = [1.0; 4];
-        assert!(!project_onto_examples(
-            &columns,
-            Vec3::X,
-            10.0,
-            1e-3,
-            &mut out
-        ));
+        assert!(!project(&columns, Vec3::X, 1e-3, &mut out));
         assert_eq!(out, [0.0; 4]);
         // Motion perpendicular to the push only.
         let columns = [Vec3::ZERO, Vec3::Y];
         let mut out = [0.0; 2];
-        assert!(!project_onto_examples(
-            &columns,
-            Vec3::X,
-            10.0,
-            1e-3,
-            &mut out
-        ));
-        assert!(!project_onto_examples(
-            &columns,
-            Vec3::NAN,
-            10.0,
-            0.0,
-            &mut out
-        ));
-        assert!(!project_onto_examples(
-            &columns,
-            Vec3::ZERO,
-            10.0,
-            0.0,
-            &mut out
-        ));
+        assert!(!project(&columns, Vec3::X, 1e-3, &mut out));
+        assert!(!project(&columns, Vec3::NAN, 0.0, &mut out));
+        assert!(!project(&columns, Vec3::ZERO, 0.0, &mut out));
     }
 }

@@ -39,36 +39,6 @@ pub struct ExampleSpheres {
     pub clamped: Vec<usize>,
 }
 
-/// Checks an example set against a rest mesh: at least one example, one finite position per
-/// rest vertex in each.
-///
-/// # Errors
-/// [`DeformError::Empty`] (`what = "example set"`), [`DeformError::ExampleVertexCount`],
-/// [`DeformError::NonFiniteExamplePosition`].
-///
-/// # Performance
-/// O(examples × vertices).
-pub fn validate_examples(rest: &TriangleMesh, examples: &[Vec<Vec3>]) -> Result<()> {
-    if examples.is_empty() {
-        return Err(DeformError::Empty {
-            what: "example set",
-        });
-    }
-    for (example, positions) in examples.iter().enumerate() {
-        if positions.len() != rest.vertex_count() {
-            return Err(DeformError::ExampleVertexCount {
-                example,
-                expected: rest.vertex_count(),
-                actual: positions.len(),
-            });
-        }
-        if let Some(vertex) = positions.iter().position(|p| !p.is_finite()) {
-            return Err(DeformError::NonFiniteExamplePosition { example, vertex });
-        }
-    }
-    Ok(())
-}
-
 /// Mean value coordinates of `x` with respect to the closed mesh `mesh` at `positions`
 /// (Ju, Schaefer & Warren 2005, Fig. 4), normalised to sum to one, written to `out`
 /// (one per vertex). Returns `false` (and leaves `out` zero) when they are undefined (`x` too far
@@ -173,7 +143,7 @@ pub fn mean_value_coordinates(
 /// refitted there.
 ///
 /// # Errors
-/// As [`validate_examples`]; [`DeformError::InvalidParameter`] for a non-positive `max_radius`.
+/// As [`TriangleMesh::check_examples`]; [`DeformError::InvalidParameter`] for a non-positive `max_radius`.
 ///
 /// # Performance
 /// O(S · (T + V · E)) for the coordinates plus O(E · (T log T + S log T)) for the distances
@@ -184,7 +154,7 @@ pub fn fit_examples(
     spheres: &[Sphere],
     max_radius: f32,
 ) -> Result<ExampleSpheres> {
-    validate_examples(rest, examples)?;
+    rest.check_examples(examples)?;
     if !(max_radius.is_finite() && max_radius > 0.0) {
         return Err(DeformError::InvalidParameter {
             name: "max_radius",
@@ -366,9 +336,7 @@ mod tests {
         }];
         assert!(matches!(
             fit_examples(&mesh, &[], &s, 1.0),
-            Err(DeformError::Empty {
-                what: "example set"
-            })
+            Err(DeformError::Empty { what: "examples" })
         ));
         let short = vec![mesh.positions()[..7].to_vec()];
         assert!(matches!(

@@ -217,7 +217,7 @@ fn random_weights_from(
 /// blend computes; the proxy blends its spheres with the weights of their nearest rest vertices.
 ///
 /// # Errors
-/// What [`SphereProxy::blend_into`] and [`crate::proxy::validate_examples`] reject (examples
+/// What [`SphereProxy::blend_into`] and [`TriangleMesh::check_examples`] reject (examples
 /// that do not match the proxy).
 ///
 /// # Performance
@@ -229,7 +229,7 @@ pub fn evaluate_proxy(
     random_blends: usize,
     seed: u64,
 ) -> Result<ProxyFitMetrics> {
-    super::validate_examples(rest, examples)?;
+    rest.check_examples(examples)?;
     if examples.len() != proxy.example_count() {
         return Err(crate::error::DeformError::LengthMismatch {
             what: "examples (one per proxy example)",

@@ -42,7 +42,7 @@ mod precomputed;
 pub mod sdf_grid;
 pub mod sphere_pack;
 
-pub use example_fit::{ExampleSpheres, fit_examples, mean_value_coordinates, validate_examples};
+pub use example_fit::{ExampleSpheres, fit_examples, mean_value_coordinates};
 pub use metrics::{ErrorStats, ProxyFitMetrics, evaluate_proxy};
 pub(crate) use precomputed::check_spheres;
 pub use precomputed::{BuildReport, ProxyOptions, SphereProxy};

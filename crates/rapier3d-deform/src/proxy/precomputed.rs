@@ -4,10 +4,7 @@ use std::time::Instant;
 
 use rapier3d::parry::mass_properties::MassProperties;
 
-use super::{
-    ExampleSpheres, PackOptions, SdfGrid, SdfOptions, Sphere, fit_examples, pack_spheres,
-    validate_examples,
-};
+use super::{ExampleSpheres, PackOptions, SdfGrid, SdfOptions, Sphere, fit_examples, pack_spheres};
 use crate::error::{DeformError, Result};
 use crate::math::Vec3;
 use crate::mesh::TriangleMesh;
@@ -121,7 +118,7 @@ impl SphereProxy {
         examples: &[Vec<Vec3>],
         options: &ProxyOptions,
     ) -> Result<(Self, BuildReport)> {
-        validate_examples(rest, examples)?;
+        rest.check_examples(examples)?;
         let start = Instant::now();
         let grid = SdfGrid::from_mesh(rest, &options.sdf)?;
         let sdf_seconds = start.elapsed().as_secs_f64();

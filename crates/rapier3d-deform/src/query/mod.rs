@@ -219,7 +219,12 @@ impl QueryDispatcher for DeformDispatcher {
         end_time: Real,
         stop_at_penetration: bool,
     ) -> Result<Option<ShapeCastHit>, Unsupported> {
-        nonlinear_cast::cast_shapes_nonlinear(
+        // One parry nonlinear cast per pair of parts the conservative-advancement bound cannot
+        // rule out, plus the tree traversals (O(log n) per part reached).
+        if !nonlinear_cast::handles(g1, g2) {
+            return Err(Unsupported);
+        }
+        nonlinear_cast::PartCaster.cast_shapes_nonlinear(
             motion1,
             g1,
             motion2,

@@ -5,7 +5,7 @@ use rapier3d::parry::bounding_volume::{Aabb, BoundingVolume};
 use rapier3d::parry::query::Unsupported;
 
 use super::part_pairs::{Frames, PartPairs, swept};
-use super::part_tree::{DualTree, Part, Tree};
+use super::part_tree::{DualTree, PairVisitor, Part, Tree};
 use rapier3d::math::Pose;
 
 /// Two trees of parts; `reference` is the traversal's frame (a mesh when there is one).
@@ -31,12 +31,7 @@ impl PartPairs for DualTreePairs<'_> {
         &self.frames.pos12
     }
 
-    fn for_each_pair(
-        &self,
-        margin: Real,
-        sweep12: Vector,
-        f: &mut dyn FnMut(&Part<'_>, &Part<'_>) -> bool,
-    ) -> bool {
+    fn for_each_pair(&self, margin: Real, sweep12: Vector, f: &mut PairVisitor<'_>) -> bool {
         let pos_ro = self.frames.pos_ro;
         let sweep = self.frames.sweep_ro(sweep12);
         let b_box = move |aabb: &Aabb| swept(&aabb.transform_by(&pos_ro), sweep).loosened(margin);

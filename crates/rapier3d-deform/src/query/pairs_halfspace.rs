@@ -6,7 +6,7 @@ use rapier3d::parry::query::Unsupported;
 use rapier3d::parry::shape::{HalfSpace, Shape};
 
 use super::part_pairs::{Frames, PartPairs};
-use super::part_tree::{Part, Tree};
+use super::part_tree::{PairVisitor, Part, Tree};
 
 /// A tree of parts (the reference) and a half-space.
 pub(super) struct HalfSpacePairs<'a> {
@@ -52,12 +52,7 @@ impl PartPairs for HalfSpacePairs<'_> {
         &self.frames.pos12
     }
 
-    fn for_each_pair(
-        &self,
-        margin: Real,
-        sweep12: Vector,
-        f: &mut dyn FnMut(&Part<'_>, &Part<'_>) -> bool,
-    ) -> bool {
+    fn for_each_pair(&self, margin: Real, sweep12: Vector, f: &mut PairVisitor<'_>) -> bool {
         let (origin, normal) = self.plane();
         // Moving the plane by `s` lowers every signed distance by `s·n`.
         let approach = self.frames.sweep_ro(sweep12).dot(normal).max(0.0);

@@ -7,7 +7,7 @@ use rapier3d::parry::query::details::NormalConstraints;
 use rapier3d::parry::shape::HeightField;
 
 use super::part_pairs::{Frames, PartPairs, swept};
-use super::part_tree::{Part, Tree};
+use super::part_tree::{PairVisitor, Part, Tree};
 
 /// Above this many cells under a node's box, the node is kept without looking at the cells.
 const MAX_SCANNED_CELLS: isize = 64;
@@ -58,12 +58,7 @@ impl PartPairs for HeightFieldPairs<'_> {
         &self.frames.pos12
     }
 
-    fn for_each_pair(
-        &self,
-        margin: Real,
-        sweep12: Vector,
-        f: &mut dyn FnMut(&Part<'_>, &Part<'_>) -> bool,
-    ) -> bool {
+    fn for_each_pair(&self, margin: Real, sweep12: Vector, f: &mut PairVisitor<'_>) -> bool {
         // The tree's motion relative to the height field, in the height field's frame.
         let sweep = self.pos_or.rotation * -self.frames.sweep_ro(sweep12);
         let to_hf = |aabb: &Aabb| swept(&aabb.transform_by(&self.pos_or), sweep).loosened(margin);

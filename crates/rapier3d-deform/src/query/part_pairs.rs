@@ -8,7 +8,7 @@ use rapier3d::parry::shape::{HalfSpace, HeightField, Shape};
 use super::pairs_dual_tree::DualTreePairs;
 use super::pairs_halfspace::HalfSpacePairs;
 use super::pairs_heightfield::HeightFieldPairs;
-use super::part_tree::{Part, Tree};
+use super::part_tree::{PairVisitor, Part, Tree};
 use crate::shape::{DeformableMeshShape, SphereProxyShape};
 
 /// The candidate part pairs of a pair of shapes, in argument order.
@@ -19,12 +19,7 @@ pub(super) trait PartPairs {
     /// Calls `f(part of shape 1, part of shape 2)` for every pair of parts whose bounds are
     /// within `margin` of each other while shape 2 moves by `sweep12` (shape 1's frame; zero
     /// for a static query), until `f` returns `false`. Returns `false` if it did.
-    fn for_each_pair(
-        &self,
-        margin: Real,
-        sweep12: Vector,
-        f: &mut dyn FnMut(&Part<'_>, &Part<'_>) -> bool,
-    ) -> bool;
+    fn for_each_pair(&self, margin: Real, sweep12: Vector, f: &mut PairVisitor<'_>) -> bool;
 
     /// Branch and bound: `leaf(part 1, part 2, best)` returns the pair's cost (a distance); pairs
     /// are tried only while their bounds are closer than the best cost so far (starting at
@@ -137,12 +132,7 @@ impl PartPairs for AnyPairs<'_> {
         self.inner().pos12()
     }
 
-    fn for_each_pair(
-        &self,
-        margin: Real,
-        sweep12: Vector,
-        f: &mut dyn FnMut(&Part<'_>, &Part<'_>) -> bool,
-    ) -> bool {
+    fn for_each_pair(&self, margin: Real, sweep12: Vector, f: &mut PairVisitor<'_>) -> bool {
         self.inner().for_each_pair(margin, sweep12, f)
     }
 

@@ -16,6 +16,10 @@ use rapier3d::parry::shape::{CompositeShape, Shape};
 
 use crate::shape::DeformableMeshShape;
 
+/// What pair enumerations call for each pair of parts (part of shape 1, part of shape 2); it
+/// returns `false` to stop the enumeration.
+pub(super) type PairVisitor<'f> = dyn FnMut(&Part<'_>, &Part<'_>) -> bool + 'f;
+
 /// One convex part of a shape, in the shape's frame.
 pub(super) struct Part<'a> {
     /// Sub-shape id (triangle index, composite leaf index, or 0 for a single shape).
@@ -290,7 +294,7 @@ impl DualTree<'_, '_> {
     ///
     /// # Performance
     /// O(overlapping node pairs); mesh nodes are refit only when reached.
-    pub fn for_each_pair(&self, f: &mut dyn FnMut(&Part<'_>, &Part<'_>) -> bool) -> bool {
+    pub fn for_each_pair(&self, f: &mut PairVisitor<'_>) -> bool {
         let (Some(ra), Some(rb)) = (self.a.root(), self.b.root()) else {
             return true;
         };
@@ -317,13 +321,7 @@ impl DualTree<'_, '_> {
         true
     }
 
-    fn leaf_pairs(
-        &self,
-        na: Node,
-        nb: Node,
-        box_b: &Aabb,
-        f: &mut dyn FnMut(&Part<'_>, &Part<'_>) -> bool,
-    ) -> bool {
+    fn leaf_pairs(&self, na: Node, nb: Node, box_b: &Aabb, f: &mut PairVisitor<'_>) -> bool {
         self.a.for_each_part(na, &mut |pa| {
             if !pa.aabb.intersects(box_b) {
                 return true;

@@ -20,7 +20,7 @@ use rapier3d::math::{Pose, Real};
 use rapier3d::parry::bounding_volume::{Aabb, BoundingSphere, BoundingVolume};
 use rapier3d::parry::mass_properties::MassProperties;
 use rapier3d::parry::query::{PointProjection, PointQuery, Ray, RayCast, RayIntersection};
-use rapier3d::parry::shape::{FeatureId, Shape, ShapeType, Triangle, TypedShape};
+use rapier3d::parry::shape::{FeatureId, Shape, Triangle};
 
 use crate::bn_tree::{BnTree, VertexLeaves};
 use crate::bounds::{BoundsWorkspace, PatchBounds};
@@ -591,30 +591,12 @@ impl Shape for DeformableMeshShape {
         self.root_aabb.bounding_sphere()
     }
 
-    fn clone_dyn(&self) -> Box<dyn Shape> {
-        Box::new(self.clone())
-    }
-
     fn scale_dyn(&self, _scale: Vec3, _num_subdivisions: u32) -> Option<Box<dyn Shape>> {
         // Scaling would need a new tree (rest data and patch bounds); scale the governors instead.
         None
     }
 
-    fn mass_properties(&self, density: Real) -> MassProperties {
-        super::scaled_unit_mass(&self.unit_mass, density)
-    }
-
-    fn shape_type(&self) -> ShapeType {
-        ShapeType::Custom
-    }
-
-    fn as_typed_shape(&self) -> TypedShape<'_> {
-        TypedShape::Custom(self)
-    }
-
-    fn ccd_thickness(&self) -> Real {
-        self.ccd_thickness
-    }
+    custom_shape_methods!();
 
     fn ccd_angular_thickness(&self) -> Real {
         std::f32::consts::FRAC_PI_4
@@ -627,6 +609,7 @@ mod tests {
     use crate::governor::ConvexWeights;
     use crate::math::Mat3;
     use crate::mesh::TriangleMesh;
+    use rapier3d::parry::shape::{ShapeType, TypedShape};
 
     /// A closed tube along x (length 2, radius 0.5) skinned to bones at x = 0, 1, 2.
     fn tube(nx: usize, nr: usize) -> Arc<BnTree> {

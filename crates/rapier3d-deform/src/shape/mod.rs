@@ -4,6 +4,36 @@
 //! with `ColliderBuilder::new(SharedShape::new(shape))` and update it between steps through
 //! `collider.shape_mut().as_shape_mut::<T>()`.
 
+/// The `Shape` methods both shapes implement alike: a boxed clone, explicit unit-density mass
+/// properties scaled to the density, `ShapeType::Custom`, and the CCD thickness each keeps in
+/// its `ccd_thickness` field (recomputed on every update).
+macro_rules! custom_shape_methods {
+    () => {
+        fn clone_dyn(&self) -> Box<dyn ::rapier3d::parry::shape::Shape> {
+            Box::new(self.clone())
+        }
+
+        fn mass_properties(
+            &self,
+            density: ::rapier3d::math::Real,
+        ) -> ::rapier3d::parry::mass_properties::MassProperties {
+            $crate::shape::scaled_unit_mass(&self.unit_mass, density)
+        }
+
+        fn shape_type(&self) -> ::rapier3d::parry::shape::ShapeType {
+            ::rapier3d::parry::shape::ShapeType::Custom
+        }
+
+        fn as_typed_shape(&self) -> ::rapier3d::parry::shape::TypedShape<'_> {
+            ::rapier3d::parry::shape::TypedShape::Custom(self)
+        }
+
+        fn ccd_thickness(&self) -> ::rapier3d::math::Real {
+            self.ccd_thickness
+        }
+    };
+}
+
 mod deformable_mesh_self_check;
 mod deformable_mesh_shape;
 mod deformable_mesh_weights;

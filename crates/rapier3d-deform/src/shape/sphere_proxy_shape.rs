@@ -33,8 +33,8 @@ use rapier3d::parry::partitioning::{Bvh, BvhBuildStrategy};
 use rapier3d::parry::query::details::NormalConstraints;
 use rapier3d::parry::query::{PointProjection, PointQuery, Ray, RayCast, RayIntersection};
 use rapier3d::parry::shape::{
-    Ball, CompositeShape, CompositeShapeRef, Compound, FeatureId, Shape, ShapeType, SharedShape,
-    TypedCompositeShape, TypedShape,
+    Ball, CompositeShape, CompositeShapeRef, Compound, FeatureId, Shape, SharedShape,
+    TypedCompositeShape,
 };
 
 use crate::error::{DeformError, Result};
@@ -482,10 +482,6 @@ impl Shape for SphereProxyShape {
         self.bvh.root_aabb().bounding_sphere()
     }
 
-    fn clone_dyn(&self) -> Box<dyn Shape> {
-        Box::new(self.clone())
-    }
-
     fn scale_dyn(&self, scale: Vec3, _num_subdivisions: u32) -> Option<Box<dyn Shape>> {
         // Balls stay balls only under uniform scaling.
         let s = scale.x;
@@ -506,22 +502,8 @@ impl Shape for SphereProxyShape {
             .map(|shape| Box::new(shape) as Box<dyn Shape>)
     }
 
-    fn mass_properties(&self, density: Real) -> MassProperties {
-        super::scaled_unit_mass(&self.unit_mass, density)
-    }
-
-    fn shape_type(&self) -> ShapeType {
-        ShapeType::Custom
-    }
-
-    fn as_typed_shape(&self) -> TypedShape<'_> {
-        TypedShape::Custom(self)
-    }
-
-    /// The largest radius (see the module docs), recomputed on every update.
-    fn ccd_thickness(&self) -> Real {
-        self.ccd_thickness
-    }
+    // `ccd_thickness` is the largest radius (see the module docs).
+    custom_shape_methods!();
 
     fn ccd_angular_thickness(&self) -> Real {
         std::f32::consts::PI

@@ -48,7 +48,7 @@ pub(super) fn ccd_min_depth(thickness1: Real, thickness2: Real) -> Real {
 /// Every other query is only ever asked about parry's convex parts (by parry's support-map cast)
 /// and goes to `DefaultQueryDispatcher`.
 #[derive(Clone, Copy, Debug, Default)]
-pub(super) struct PartCaster;
+pub(crate) struct PartCaster;
 
 impl PartCaster {
     /// Step 3: one pair of convex parts. With `stop_at_penetration` this is exactly parry's

@@ -44,45 +44,22 @@ mod convex_parts;
 mod deformable_mesh;
 mod motion_bound;
 
-use rapier3d::math::Real;
-use rapier3d::parry::query::{NonlinearRigidMotion, QueryDispatcher, ShapeCastHit, Unsupported};
 use rapier3d::parry::shape::Shape;
 
 use crate::shape::{DeformableMeshShape, SphereProxyShape};
 
-use convex_parts::PartCaster;
+pub(super) use convex_parts::PartCaster;
 
-fn is_crate_shape(shape: &dyn Shape) -> bool {
-    shape.as_shape::<DeformableMeshShape>().is_some()
-        || shape.as_shape::<SphereProxyShape>().is_some()
-}
-
-/// The nonlinear cast of `DeformDispatcher`: `Err(Unsupported)` unless one of the shapes is the
-/// crate's; see the module docs for the pairs and the two modes.
+/// Whether `DeformDispatcher` casts the pair itself (one of the shapes is the crate's; see the
+/// module docs for the pairs and the two modes) through [`PartCaster`], rather than leaving it to
+/// the next dispatcher of the chain.
 ///
 /// # Performance
-/// One parry nonlinear cast per pair of parts the conservative-advancement bound cannot rule
-/// out, plus the tree traversals (O(log n) per part reached).
-#[allow(clippy::too_many_arguments)]
-pub(super) fn cast_shapes_nonlinear(
-    motion1: &NonlinearRigidMotion,
-    g1: &dyn Shape,
-    motion2: &NonlinearRigidMotion,
-    g2: &dyn Shape,
-    start_time: Real,
-    end_time: Real,
-    stop_at_penetration: bool,
-) -> Result<Option<ShapeCastHit>, Unsupported> {
-    if !is_crate_shape(g1) && !is_crate_shape(g2) {
-        return Err(Unsupported);
-    }
-    PartCaster.cast_shapes_nonlinear(
-        motion1,
-        g1,
-        motion2,
-        g2,
-        start_time,
-        end_time,
-        stop_at_penetration,
-    )
+/// O(1).
+pub(super) fn handles(g1: &dyn Shape, g2: &dyn Shape) -> bool {
+    let is_crate_shape = |shape: &dyn Shape| {
+        shape.as_shape::<DeformableMeshShape>().is_some()
+            || shape.as_shape::<SphereProxyShape>().is_some()
+    };
+    is_crate_shape(g1) || is_crate_shape(g2)
 }
