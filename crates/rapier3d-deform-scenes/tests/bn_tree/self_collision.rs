@@ -1,0 +1,299 @@
+//! Contract: the BN-Tree's self-collision pairs in conservative mode equal the brute-force oracle's exactly, frame
+//! after frame (with lazy refits, front caching and warm caches), on a tube bent through itself by skinning, on
+//! random poses, and on a helical strip whose normals all face up while it passes through itself (the case the
+//! contour test exists for: fast mode must miss it, conservative mode must not). The HSC baseline (bottom-up refit,
+//! same traversal) equals the oracle too.
+
+use crate::common;
+
+use common::*;
+use rapier3d_deform::bn_tree::{BnTree, CullingMode, RefitPolicy, SelfCollisionQuery};
+use rapier3d_deform::deformation::LinearBlendSkinning;
+use rapier3d_deform::governor::{Affine, ConvexWeights, GovernedDeformation, deform_vertex};
+use rapier3d_deform::math::{Mat3, Quat, Vec3};
+use rapier3d_deform::mesh::{TriangleMesh, VertexOrder};
+use rapier3d_deform::validation::self_collisions_brute_force;
+
+/// Bone chain along x: joint k at x = k·length/bones; each joint rotates by `angle` about `axis`.
+fn bent_pose(bones: usize, length: f32, angles: &[f32], axis: Vec3) -> Vec<Affine> {
+    let mut acc = Affine::IDENTITY;
+    (0..bones)
+        .map(|b| {
+            let joint = Vec3::new(length * b as f32 / bones as f32, 0.0, 0.0);
+            let rot = Mat3::from_quat(Quat::from_axis_angle(axis, angles[b]));
+            acc = acc.compose(&Affine::new(rot, joint - rot * joint));
+            acc
+        })
+        .collect()
+}
+
+fn compare_frames(
+    mesh: &TriangleMesh,
+    skin: &mut LinearBlendSkinning,
+    poses: &[Vec<Affine>],
+) -> (usize, usize) {
+    compare_frames_with(
+        mesh,
+        skin,
+        poses,
+        rapier3d_deform::bn_tree::BnTreeOptions::default(),
+    )
+}
+
+fn compare_frames_with(
+    mesh: &TriangleMesh,
+    skin: &mut LinearBlendSkinning,
+    poses: &[Vec<Affine>],
+    options: rapier3d_deform::bn_tree::BnTreeOptions,
+) -> (usize, usize) {
+    let tree = BnTree::build_with(mesh, skin.rest_positions(), skin.weights(), options).unwrap();
+    let mut bn = SelfCollisionQuery::new(&tree);
+    let mut hsc = SelfCollisionQuery::new(&tree);
+    let mut fast = SelfCollisionQuery::new(&tree);
+    let (mut out, mut total_pairs, mut fast_misses) = (Vec::new(), 0, 0);
+    for (f, pose) in poses.iter().enumerate() {
+        skin.set_skinning_transforms(pose).unwrap();
+        let positions = skin.deformed_positions();
+        let expected = self_collisions_brute_force(mesh, &positions).unwrap();
+        bn.run(
+            &tree,
+            skin.governors(),
+            RefitPolicy::OnDemand,
+            CullingMode::Conservative,
+            &mut out,
+        );
+        assert_eq!(out, expected, "BN-Tree frame {f}");
+        hsc.run(
+            &tree,
+            skin.governors(),
+            RefitPolicy::BottomUpEveryFrame,
+            CullingMode::Conservative,
+            &mut out,
+        );
+        assert_eq!(out, expected, "HSC frame {f}");
+        fast.run(
+            &tree,
+            skin.governors(),
+            RefitPolicy::OnDemand,
+            CullingMode::Fast,
+            &mut out,
+        );
+        assert!(
+            out.iter().all(|p| expected.binary_search(p).is_ok()),
+            "fast mode reported a false pair"
+        );
+        fast_misses += expected.len() - out.len();
+        total_pairs += expected.len();
+    }
+    (total_pairs, fast_misses)
+}
+
+#[test]
+fn tube_bent_through_itself_matches_brute_force_every_frame() {
+    let (length, bones) = (10.0, 10);
+    let mesh = tube(length, 40, 16);
+    let weights = tube_weights(&mesh, bones, length, 4);
+    let mut skin = LinearBlendSkinning::new(
+        mesh.positions().to_vec(),
+        weights,
+        vec![Affine::IDENTITY; bones],
+    )
+    .unwrap();
+    let poses: Vec<Vec<Affine>> = (0..24)
+        .map(|f| {
+            let t = f as f32 / 23.0;
+            let mut angles = vec![0.0; bones];
+            // Fold at the middle joints until the far half passes through the near half.
+            angles[4] = 1.4 * t;
+            angles[5] = 1.4 * t;
+            angles[6] = 0.6 * t;
+            bent_pose(bones, length, &angles, Vec3::new(0.0, 0.3, 1.0).normalize())
+        })
+        .collect();
+    let (pairs, _) = compare_frames(&mesh, &mut skin, &poses);
+    assert!(
+        pairs > 200,
+        "the scene must actually self-collide ({pairs} pairs)"
+    );
+}
+
+/// Renumbering the vertices in spatial order (for memory locality) keeps triangle indices, so
+/// the pairs of every frame are exactly those of the original numbering, and both equal brute
+/// force.
+#[test]
+fn spatial_vertex_order_gives_the_same_pairs() {
+    let (length, bones) = (10.0, 10);
+    let mesh = tube(length, 40, 16);
+    let weights = tube_weights(&mesh, bones, length, 4);
+    let order = VertexOrder::spatial(mesh.positions()).unwrap();
+    assert!(
+        (0..order.len() as u32).any(|v| order.new_index(v) != v),
+        "a real renumbering"
+    );
+    let ordered_mesh = order.mesh(&mesh).unwrap();
+    let ordered_weights = order.weights(&weights).unwrap();
+    let trees = [
+        BnTree::build(&mesh, mesh.positions(), &weights).unwrap(),
+        BnTree::build(&ordered_mesh, ordered_mesh.positions(), &ordered_weights).unwrap(),
+    ];
+    let mut queries = trees.each_ref().map(SelfCollisionQuery::new);
+    let mut skin = LinearBlendSkinning::new(
+        mesh.positions().to_vec(),
+        weights,
+        vec![Affine::IDENTITY; bones],
+    )
+    .unwrap();
+    let (mut outs, mut total) = ([Vec::new(), Vec::new()], 0);
+    for f in 0..12 {
+        let t = f as f32 / 11.0;
+        let mut angles = vec![0.0; bones];
+        angles[4] = 1.4 * t;
+        angles[5] = 1.4 * t;
+        angles[6] = 0.6 * t;
+        let pose = bent_pose(bones, length, &angles, Vec3::new(0.0, 0.3, 1.0).normalize());
+        skin.set_skinning_transforms(&pose).unwrap();
+        let expected = self_collisions_brute_force(&mesh, &skin.deformed_positions()).unwrap();
+        for k in 0..2 {
+            queries[k].run(
+                &trees[k],
+                skin.governors(),
+                RefitPolicy::OnDemand,
+                CullingMode::Conservative,
+                &mut outs[k],
+            );
+            assert_eq!(outs[k], expected, "frame {f}, numbering {k}");
+        }
+        total += expected.len();
+    }
+    assert!(
+        total > 100,
+        "the tube must fold through itself ({total} pairs)"
+    );
+}
+
+/// The up-front deformation of every vertex switches on while the traversal needs nearly all of
+/// them (a sheet crumpled by 10 random bones) and off again once it does not (the sheet lies flat
+/// and the root prunes): every few frames one query measures the need again. Results equal brute
+/// force throughout.
+#[test]
+fn eager_deformation_follows_what_the_traversal_needs() {
+    use rapier3d_deform::bn_tree::BnTreeOptions;
+    let mesh = grid_mesh(40, [0.0, 0.0], [10.0, 4.0]);
+    let p = mesh.positions().to_vec();
+    let weights = tube_weights(&mesh, 10, 10.0, 4);
+    let options = BnTreeOptions {
+        leaf_triangles: 4,
+        governor_cost: 0.0,
+    };
+    let tree = BnTree::build_with(&mesh, &p, &weights, options).unwrap();
+    let vertices = p.len() as u64;
+    let mut query = SelfCollisionQuery::new(&tree);
+    let mut out = Vec::new();
+    let mut r = rng(7);
+    let mut run = |governors: &[Affine], out: &mut Vec<[u32; 2]>| {
+        let stats = query.run(
+            &tree,
+            governors,
+            RefitPolicy::OnDemand,
+            CullingMode::Conservative,
+            out,
+        );
+        let positions: Vec<Vec3> = (0..p.len())
+            .map(|v| deform_vertex(&p, &weights, governors, v))
+            .collect();
+        assert_eq!(
+            *out,
+            self_collisions_brute_force(&mesh, &positions).unwrap()
+        );
+        stats.vertices_deformed
+    };
+    let mut eager_frames = 0;
+    for _ in 0..12 {
+        let governors: Vec<Affine> = (0..10).map(|_| random_governor(&mut r, 0.8, 1.0)).collect();
+        eager_frames += (run(&governors, &mut out) == vertices) as u32;
+    }
+    assert!(
+        eager_frames >= 8,
+        "crumpled: eager in {eager_frames} of 12 frames"
+    );
+    let mut last = 0;
+    for _ in 0..20 {
+        last = run(&[Affine::IDENTITY; 10], &mut out);
+    }
+    assert!(
+        last * 5 < vertices,
+        "flat: still deforming {last} of {vertices} vertices"
+    );
+}
+
+#[test]
+fn random_poses_match_brute_force() {
+    let mut r = rng(11);
+    let (length, bones) = (8.0, 8);
+    let mesh = tube(length, 24, 12);
+    let weights = tube_weights(&mesh, bones, length, 6);
+    let mut skin = LinearBlendSkinning::new(
+        mesh.positions().to_vec(),
+        weights,
+        vec![Affine::IDENTITY; bones],
+    )
+    .unwrap();
+    let poses: Vec<Vec<Affine>> = (0..30)
+        .map(|_| {
+            (0..bones)
+                .map(|_| random_governor(&mut r, 0.3, 1.5))
+                .collect()
+        })
+        .collect();
+    use rapier3d_deform::bn_tree::BnTreeOptions;
+    // Every preset: the tree's shape and O(m) data change, the pairs must not.
+    for options in [
+        BnTreeOptions::default(),
+        BnTreeOptions::SELF_COLLISION,
+        BnTreeOptions::COLLIDER,
+    ] {
+        let (pairs, _) = compare_frames_with(&mesh, &mut skin, &poses, options);
+        assert!(pairs > 0);
+    }
+}
+
+/// A strip winding 1.25 turns around the z axis, nearly flat (all normals have a positive z
+/// component), whose end is tilted against its start so the two layers cross along a line.
+fn helical_strip(turns: f32, steps: usize, across: usize) -> TriangleMesh {
+    let mut p = Vec::new();
+    for i in 0..=steps {
+        let theta = turns * std::f32::consts::TAU * i as f32 / steps as f32;
+        let s = -0.3 + 0.6 * i as f32 / steps as f32;
+        for j in 0..=across {
+            let r = 1.0 + j as f32 / across as f32;
+            p.push(Vec3::new(r * theta.cos(), r * theta.sin(), (r - 1.5) * s));
+        }
+    }
+    let w = (across + 1) as u32;
+    let mut t = Vec::new();
+    for i in 0..steps as u32 {
+        for j in 0..across as u32 {
+            let a = i * w + j;
+            // Counter-clockwise seen from +z.
+            t.push([a, a + w, a + 1]);
+            t.push([a + 1, a + w, a + w + 1]);
+        }
+    }
+    TriangleMesh::new(p, t).unwrap()
+}
+
+#[test]
+fn contour_test_catches_a_strip_passing_through_itself_with_all_normals_up() {
+    let mesh = helical_strip(1.25, 200, 6);
+    let weights =
+        ConvexWeights::from_rows((0..mesh.vertex_count()).map(|_| [(0u32, 1.0f32)]), 1).unwrap();
+    let mut skin =
+        LinearBlendSkinning::new(mesh.positions().to_vec(), weights, vec![Affine::IDENTITY])
+            .unwrap();
+    let (pairs, fast_misses) = compare_frames(&mesh, &mut skin, &vec![vec![Affine::IDENTITY]; 3]);
+    assert!(pairs > 0, "the strip crosses itself");
+    assert!(
+        fast_misses > 0,
+        "without the contour test the normal test prunes the crossing"
+    );
+}

@@ -1,0 +1,17 @@
+//! The `DeformableMeshShape` collider: queries, contact manifolds and shape casts (CCD) against parry's own on the deformed triangles, O(m) posing in Rapier's pipeline, local weight changes, and bodies resting on it in Rapier.
+
+#[path = "mesh_collider/ccd.rs"]
+mod ccd;
+mod common;
+#[path = "mesh_collider/composites.rs"]
+mod composites;
+#[path = "mesh_collider/pipeline.rs"]
+mod pipeline;
+#[path = "mesh_collider/queries.rs"]
+mod queries;
+#[path = "mesh_collider/rapier.rs"]
+mod rapier;
+#[path = "mesh_collider/rapier_composites.rs"]
+mod rapier_composites;
+#[path = "mesh_collider/weights.rs"]
+mod weights;

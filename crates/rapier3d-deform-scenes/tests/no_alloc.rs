@@ -1,0 +1,9 @@
+//! No allocation after warm-up in the per-step work (BN-Tree queries, posing mesh colliders, self-collision updates), counted by this binary's own global allocator (per thread, see `counting_alloc`).
+
+#[path = "no_alloc/bn_tree.rs"]
+mod bn_tree;
+mod common;
+#[path = "no_alloc/counting_alloc.rs"]
+mod counting_alloc;
+#[path = "no_alloc/pipeline.rs"]
+mod pipeline;
