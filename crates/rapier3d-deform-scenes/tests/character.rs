@@ -22,6 +22,17 @@ fn world() -> PhysicsWorld {
     world
 }
 
+/// The Fox as a collider in `world`, built with `configure` applied to the builder.
+fn fox_collider(
+    asset: &GltfAsset,
+    world: &mut PhysicsWorld,
+    configure: impl FnOnce(SkinnedColliderBuilder) -> SkinnedColliderBuilder,
+) -> SkinnedCollider {
+    configure(SkinnedColliderBuilder::from_gltf(asset).unwrap())
+        .build(world)
+        .unwrap()
+}
+
 fn shape(world: &PhysicsWorld, c: &SkinnedCollider) -> DeformableMeshShape {
     world.colliders[c.collider()]
         .shape()
@@ -55,11 +66,7 @@ fn reference_positions(asset: &GltfAsset, bones: &[Affine], scale: f64) -> Vec<V
 fn clip_pose_equals_per_vertex_skinning_on_every_sampled_frame() {
     let asset = fox();
     let mut world = world();
-    let mut fox = SkinnedColliderBuilder::from_gltf(&asset)
-        .unwrap()
-        .scale(0.01)
-        .build(&mut world)
-        .unwrap();
+    let mut fox = fox_collider(&asset, &mut world, |b| b.scale(0.01));
     let mut checked = 0;
     for clip in &asset.clips {
         let name = clip.name().unwrap();
@@ -99,10 +106,7 @@ fn clip_pose_equals_per_vertex_skinning_on_every_sampled_frame() {
 fn play_loops_and_pose_bones_matches_play() {
     let asset = fox();
     let mut world = world();
-    let mut a = SkinnedColliderBuilder::from_gltf(&asset)
-        .unwrap()
-        .build(&mut world)
-        .unwrap();
+    let mut a = fox_collider(&asset, &mut world, |b| b);
     let walk = asset.clip("Walk").unwrap();
     let d = walk.duration();
     a.play(&mut world.colliders, "Walk", 0.3).unwrap();
@@ -132,11 +136,7 @@ fn play_loops_and_pose_bones_matches_play() {
 fn ray_casts_equal_parry_trimesh_of_the_posed_vertices() {
     let asset = fox();
     let mut world = world();
-    let mut fox = SkinnedColliderBuilder::from_gltf(&asset)
-        .unwrap()
-        .scale(0.01)
-        .build(&mut world)
-        .unwrap();
+    let mut fox = fox_collider(&asset, &mut world, |b| b.scale(0.01));
     let mut hits = 0;
     for k in 0..6 {
         fox.play(&mut world.colliders, "Run", k as f32 * 0.1)
@@ -168,12 +168,9 @@ fn ray_casts_equal_parry_trimesh_of_the_posed_vertices() {
 fn self_collisions_equal_brute_force_over_a_clip() {
     let asset = fox();
     let mut world = world();
-    let mut fox = SkinnedColliderBuilder::from_gltf(&asset)
-        .unwrap()
-        .scale(0.01)
-        .self_collisions(CullingMode::Conservative)
-        .build(&mut world)
-        .unwrap();
+    let mut fox = fox_collider(&asset, &mut world, |b| {
+        b.scale(0.01).self_collisions(CullingMode::Conservative)
+    });
     let mut total = 0;
     for k in 0..30 {
         fox.play(&mut world.colliders, "Run", k as f32 / 30.0)
@@ -196,11 +193,7 @@ fn balls_land_on_the_walking_fox_and_stay_above_ground() {
         RigidBodyBuilder::fixed(),
         ColliderBuilder::cuboid(5.0, 0.1, 5.0).translation(Vector::new(0.0, -0.1, 0.0)),
     );
-    let mut fox = SkinnedColliderBuilder::from_gltf(&asset)
-        .unwrap()
-        .scale(0.01)
-        .build(&mut world)
-        .unwrap();
+    let mut fox = fox_collider(&asset, &mut world, |b| b.scale(0.01));
     let balls: Vec<_> = (0..8)
         .map(|k| {
             world.insert(
@@ -237,10 +230,7 @@ fn balls_land_on_the_walking_fox_and_stay_above_ground() {
 fn bad_input_is_a_typed_error() {
     let asset = fox();
     let mut world = world();
-    let mut fox = SkinnedColliderBuilder::from_gltf(&asset)
-        .unwrap()
-        .build(&mut world)
-        .unwrap();
+    let mut fox = fox_collider(&asset, &mut world, |b| b);
     assert!(matches!(
         fox.play(&mut world.colliders, "Dance", 0.0),
         Err(DeformError::UnknownName { what: "clip", .. })
