@@ -1,15 +1,14 @@
 //! The narrow-phase query dispatcher for the crate's shapes: pairs involving a [`DeformableMeshShape`] or a [`SphereProxyShape`] are handled here, one file per handled pair family; everything else falls through to the next dispatcher of the chain.
 //!
-//! Install it first in Rapier's narrow phase:
+//! Install it first in Rapier's narrow phase, with parry's default dispatcher after it:
 //!
 //! ```
 //! use rapier3d::prelude::*;
-//! use rapier3d::parry::query::{DefaultQueryDispatcher, QueryDispatcher};
 //! use rapier3d_deform::query::DeformDispatcher;
 //!
-//! let narrow_phase =
-//!     NarrowPhase::with_query_dispatcher(DeformDispatcher.chain(DefaultQueryDispatcher));
-//! # let _ = narrow_phase;
+//! let mut world = PhysicsWorld::new();
+//! world.narrow_phase = DeformDispatcher::narrow_phase();
+//! // the same as NarrowPhase::with_query_dispatcher(DeformDispatcher.chain(DefaultQueryDispatcher))
 //! ```
 //!
 //! Handled pairs (both argument orders; contact manifolds, intersection tests, distances,
