@@ -29,7 +29,7 @@ use rapier3d_deform::math::Vec3;
 
 pub mod annotate;
 
-pub use annotate::{Corner, Label, Legend, LegendEntry, TextStyle};
+pub use annotate::{Corner, Label, Legend, LegendEntry, REGULAR_TTF, TextStyle};
 
 /// The colour of plastic deformation in every picture: a body's paint is blended towards it by
 /// how far a vertex moved from its rest position ([`dent_tint`]), full at the legend's scale.

@@ -232,6 +232,13 @@ pub fn write_plot(path: &Path, frames: &FrameTable, spec: &PlotSpec) -> Result<(
     let x_ticks = frames.rows.len().clamp(2, 12);
     let err = |e: &dyn std::fmt::Display| format!("plot {}: {e}", path.display());
 
+    // Text with the renderer's embedded font: no system fonts needed.
+    plotters::style::register_font(
+        "sans-serif",
+        FontStyle::Normal,
+        rapier3d_deform_scenes::render::REGULAR_TTF,
+    )
+    .map_err(|_| err(&"the embedded font does not parse"))?;
     let root = BitMapBackend::new(path, (1024, 640)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let colours = [RED, BLUE, GREEN, MAGENTA, CYAN, BLACK];

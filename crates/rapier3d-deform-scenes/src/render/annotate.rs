@@ -29,7 +29,8 @@ use super::{Camera, Canvas, DENT_COLOUR, Rgb};
 
 /// DejaVu Sans, Basic Latin + Latin-1 + a few dashes, arrows and maths signs (see
 /// `assets-fonts/README.md`).
-static REGULAR_TTF: &[u8] = include_bytes!("../../assets-fonts/DejaVuSans-Latin.ttf");
+/// The embedded regular font (DejaVu Sans, Latin subset): also what the benchmark charts draw with.
+pub static REGULAR_TTF: &[u8] = include_bytes!("../../assets-fonts/DejaVuSans-Latin.ttf");
 /// DejaVu Sans Bold, the same subset.
 static BOLD_TTF: &[u8] = include_bytes!("../../assets-fonts/DejaVuSans-Bold-Latin.ttf");
 
