@@ -13,7 +13,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rapier3d_deform::crash::PipelineParams;
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform_scenes::barrel::BarrelOptions;
-use rapier3d_deform_scenes::crash::{self, DT, build_barrel_drop, write_obj};
+use rapier3d_deform_scenes::crash::{self, DT, build_barrel_drop};
 use rapier3d_deform_scenes::render::{
     Camera, Canvas, Corner, Label, Legend, LegendEntry, MeshColours, Rgb, Shading, WrittenFiles,
     clear_outputs, dent_tint, frame_file_name,
@@ -110,16 +110,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut written = WrittenFiles::new();
     let triangles = asset.render().ok_or("no render mesh")?.mesh().triangles();
     render(&frames, triangles, steps, seed, &mut written)?;
-    let mut positions = Vec::new();
-    for (i, body) in barrels.iter().enumerate() {
-        let triangles = scene.world_render_mesh(body, &asset, &mut positions)?;
-        let path = format!("{OUT}/barrel{i}.obj");
-        write_obj(&path, &positions, &triangles)?;
-        written.record(
-            path,
-            format!("barrel {i}: final deformed render mesh (world frame)"),
-        );
-    }
+    scene.write_render_meshes(&barrels, &asset, OUT, "barrel", &mut written)?;
     println!();
     written.print_summary();
     Ok(())

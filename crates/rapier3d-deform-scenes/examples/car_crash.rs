@@ -25,7 +25,7 @@ use rapier3d_deform::math::Vec3;
 use rapier3d_deform_scenes::barrel::BarrelOptions;
 use rapier3d_deform_scenes::car::CarOptions;
 use rapier3d_deform_scenes::crash::{
-    self, CarCollider, CrashOptions, CrashScene, DT, SceneBody, build_crash, write_obj,
+    self, CarCollider, CrashOptions, CrashScene, DT, SceneBody, build_crash,
 };
 use rapier3d_deform_scenes::render::{
     Camera, Canvas, Corner, Label, Legend, LegendEntry, MeshColours, Rgb, Shading, WrittenFiles,
@@ -285,26 +285,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     // Final meshes.
-    let mut positions = Vec::new();
-    for (i, body) in cars.iter().enumerate() {
-        let triangles = scene.world_render_mesh(body, &car, &mut positions)?;
-        let path = format!("{OUT}/car{i}.obj");
-        write_obj(&path, &positions, &triangles)?;
-        written.record(
-            path,
-            format!("car {i}: final deformed render mesh (world frame)"),
-        );
-    }
+    scene.write_render_meshes(&cars, &car, OUT, "car", &mut written)?;
     let barrels = scene.barrels.clone();
-    for (i, body) in barrels.iter().enumerate() {
-        let triangles = scene.world_render_mesh(body, &barrel, &mut positions)?;
-        let path = format!("{OUT}/barrel{i}.obj");
-        write_obj(&path, &positions, &triangles)?;
-        written.record(
-            path,
-            format!("barrel {i}: final deformed render mesh (world frame)"),
-        );
-    }
+    scene.write_render_meshes(&barrels, &barrel, OUT, "barrel", &mut written)?;
     println!();
     written.print_summary();
     Ok(())

@@ -148,7 +148,7 @@ fn main() -> Result<(), Box<dyn Error>> {
             }
         }
         if step % PICTURE_EVERY == 0 {
-            let canvas = draw(
+            let mut canvas = draw(
                 &world,
                 &fox,
                 &balls,
@@ -157,7 +157,6 @@ fn main() -> Result<(), Box<dyn Error>> {
                 &legend,
                 &asset.mesh,
             )?;
-            let mut canvas = canvas;
             let hit = touched.iter().filter(|&&t| t).count();
             canvas.draw_header(
                 "skinned_character: the Fox walks through falling balls",

@@ -687,6 +687,35 @@ impl CrashScene {
         Ok(triangles)
     }
 
+    /// Writes the final world render mesh of each of `bodies` to `{dir}/{name}{i}.obj` and
+    /// records it in `written` ("`{name} {i}`: final deformed render mesh").
+    ///
+    /// # Errors
+    /// What [`Self::world_render_mesh`] and [`write_obj`] reject.
+    ///
+    /// # Performance
+    /// O(V · E) per body, plus the file writes.
+    pub fn write_render_meshes(
+        &mut self,
+        bodies: &[SceneBody],
+        asset: &PlasticAsset,
+        dir: &str,
+        name: &str,
+        written: &mut crate::render::WrittenFiles,
+    ) -> Result<()> {
+        let mut positions = Vec::new();
+        for (i, body) in bodies.iter().enumerate() {
+            let triangles = self.world_render_mesh(body, asset, &mut positions)?;
+            let path = format!("{dir}/{name}{i}.obj");
+            write_obj(&path, &positions, &triangles)?;
+            written.record(
+                path,
+                format!("{name} {i}: final deformed render mesh (world frame)"),
+            );
+        }
+        Ok(())
+    }
+
     /// The deepest dent of a deformable body: the largest distance of a render-mesh vertex from
     /// its rest position (body frame); 0 for static bodies.
     ///

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use rapier3d::dynamics::{RigidBodyBuilder, RigidBodyHandle, RigidBodySet};
 use rapier3d::geometry::{ColliderBuilder, ColliderHandle, ColliderSet, SharedShape};
+use rapier3d::parry::shape::Shape;
 use rapier3d::pipeline::PhysicsWorld;
 
 use super::pose::pose_deformable_mesh;
@@ -289,13 +290,7 @@ impl SkinnedColliderBuilder {
         };
         character.set_start_pose()?;
         let shape = DeformableMeshShape::new(tree, character.skin.governors())?;
-        let unit = shape.unit_mass_properties();
-        let mass = rapier3d::parry::mass_properties::MassProperties::with_principal_inertia_frame(
-            unit.local_com,
-            unit.mass() * self.density,
-            unit.principal_inertia() * self.density,
-            unit.principal_inertia_local_frame,
-        );
+        let mass = shape.mass_properties(self.density);
         let body = match self.attach_to {
             Some(body) => body,
             None => bodies.insert(self.body),
@@ -443,8 +438,8 @@ impl SkinnedCollider {
     /// # Errors
     /// [`DeformError::LengthMismatch`] for a wrong number of bones;
     /// [`DeformError::NonFiniteTransform`] naming the first non-finite one;
-    /// [`DeformError::UnknownHandle`] when the collider was removed from `colliders`. Nothing
-    /// changes on error.
+    /// [`DeformError::UnknownHandle`] when the collider was removed from `colliders`. A rejected
+    /// pose changes nothing.
     ///
     /// # Performance
     /// O(bones); no vertex is deformed.

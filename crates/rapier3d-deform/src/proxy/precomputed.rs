@@ -37,10 +37,7 @@ impl ProxyOptions {
                 reason: "at least one sphere",
             });
         }
-        let (lo, hi) = mesh.positions().iter().fold(
-            (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
-            |(lo, hi), p| (lo.min(*p), hi.max(*p)),
-        );
+        let (lo, hi) = mesh.bounds();
         let longest = (hi - lo).max_element();
         Ok(Self {
             sdf: SdfOptions {
