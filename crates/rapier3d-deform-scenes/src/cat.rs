@@ -1219,7 +1219,7 @@ impl Cat {
         let subdivision = LoopSubdivision::new(control.clone(), levels)?;
         let weights = subdivision
             .push_weights(&control_weights)?
-            .truncated(CAT_MAX_INFLUENCES);
+            .truncated(CAT_MAX_INFLUENCES)?;
         let (mesh, rest, weights) =
             spatially_ordered(subdivision.mesh(), subdivision.rest_positions(), &weights)?;
         let skin = LinearBlendSkinning::new(rest, weights, rig.inverse_bind())?;

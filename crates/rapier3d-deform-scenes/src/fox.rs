@@ -51,7 +51,7 @@ impl SubdividedFox {
         let subdivision = LoopSubdivision::new(asset.mesh.clone(), levels)?;
         let weights = subdivision
             .push_weights(coarse_skin.weights())?
-            .truncated(FOX_MAX_INFLUENCES);
+            .truncated(FOX_MAX_INFLUENCES)?;
         let mesh = subdivision.mesh().clone();
         let skin = LinearBlendSkinning::new(
             mesh.positions().to_vec(),

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 /// before its own, never its own layer's siblings nor anything after it.
 const LAYERS: &[&[&str]] = &[
     &["error"],
+    &["limits"],
     &["math"],
     &["mesh"],
     &["governor"],

@@ -238,6 +238,65 @@ pub enum DeformError {
         /// The vertex.
         vertex: usize,
     },
+    /// A count (governors, influences, vertices, triangles, spheres) exceeds the crate's
+    /// documented limit (see [`crate::limits`]).
+    #[error("{what}: {value} exceeds the limit of {max} (see rapier3d_deform::limits)")]
+    LimitExceeded {
+        /// What is counted.
+        what: &'static str,
+        /// The count asked for.
+        value: u64,
+        /// The limit.
+        max: u64,
+    },
+    /// A finite position (vertex, point, radius) is farther from the origin than
+    /// [`crate::limits::MAX_COORDINATE`].
+    #[error("{what} {index}: coordinate {value} is beyond ±{max} (see rapier3d_deform::limits)")]
+    PositionOutOfRange {
+        /// What kind of position.
+        what: &'static str,
+        /// Its index.
+        index: usize,
+        /// The offending coordinate.
+        value: f32,
+        /// The limit.
+        max: f32,
+    },
+    /// A governor transform's linear part or translation is beyond
+    /// [`crate::limits::MAX_LINEAR`] or [`crate::limits::MAX_COORDINATE`].
+    #[error("governor {governor}: {field} entry {value} is beyond ±{max} (see rapier3d_deform::limits)")]
+    TransformOutOfRange {
+        /// The governor.
+        governor: usize,
+        /// `"linear"` or `"translation"`.
+        field: &'static str,
+        /// The offending entry.
+        value: f32,
+        /// The limit.
+        max: f32,
+    },
+    /// One element of an array (a sphere radius, ...) is outside its documented range.
+    #[error("{what} {index} = {value} is invalid: {reason}")]
+    InvalidElement {
+        /// What the array holds ("sphere radius", ...).
+        what: &'static str,
+        /// The element's index.
+        index: usize,
+        /// Its value.
+        value: f32,
+        /// What the valid range is.
+        reason: &'static str,
+    },
+    /// A contact handed to the plasticity model has a non-finite or out-of-range field.
+    #[error("contact {contact}: {field} is {reason}")]
+    InvalidContact {
+        /// The contact's index in the list.
+        contact: usize,
+        /// `"point"` or `"displacement"`.
+        field: &'static str,
+        /// What is wrong.
+        reason: &'static str,
+    },
     /// A name (of a clip, a node...) matches nothing.
     #[error("no {what} named `{name}`")]
     UnknownName {

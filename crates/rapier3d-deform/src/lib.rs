@@ -16,7 +16,7 @@
 //!
 //! | module | what it holds |
 //! |---|---|
-//! | [`error`], [`math`] | typed errors; conservative interval arithmetic over `f32`, glam types, finiteness checks |
+//! | [`error`], [`limits`], [`math`] | typed errors; documented resource and range limits; conservative interval arithmetic over `f32`, glam types, finiteness checks |
 //! | [`mesh`] | validated indexed triangle meshes, spatial vertex order |
 //! | [`governor`] | governors ([`governor::Affine`]), convex weights and their validation, the evaluation `p = Σ_k w_k (A_k p0 + t_k)` |
 //! | [`deformation`] | the deformers: skinning, example blend, morph targets, point-based (MLS), Loop subdivision |
@@ -33,6 +33,7 @@
 #![warn(missing_docs)]
 
 pub mod error;
+pub mod limits;
 pub mod math;
 
 pub mod mesh;

@@ -163,7 +163,8 @@ impl BnTree {
     ///
     /// # Errors
     /// [`DeformError::LengthMismatch`] when `rest` or the weight rows do not match the mesh's
-    /// vertex count; [`DeformError::InvalidParameter`] for `leaf_triangles = 0` or a non-finite
+    /// vertex count; [`DeformError::NonFinitePosition`] or [`DeformError::PositionOutOfRange`]
+    /// for a bad rest position; [`DeformError::InvalidParameter`] for `leaf_triangles = 0` or a non-finite
     /// or negative `governor_cost`.
     ///
     /// # Performance
@@ -181,6 +182,7 @@ impl BnTree {
                 actual: rest.len(),
             });
         }
+        crate::math::validate_positions("rest vertex", rest)?;
         if weights.vertex_count() != mesh.vertex_count() {
             return Err(DeformError::LengthMismatch {
                 what: "weight rows",
@@ -203,7 +205,6 @@ impl BnTree {
             });
         }
         let neighbours = mesh.edge_neighbours();
-        let _ = rest;
         let mut tree = Self {
             mesh: mesh.clone(),
             rest: rest.to_vec(),

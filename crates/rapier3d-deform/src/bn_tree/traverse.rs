@@ -3,8 +3,10 @@
 use super::build::BnTree;
 use super::{CullingMode, RefitPolicy, SelfCollisionQuery, SelfCollisionStats};
 use crate::geometry::mesh_triangles_collide;
-use crate::governor::Affine;
-use crate::governor::widen_governors;
+use crate::error::Result;
+#[cfg(doc)]
+use crate::error::DeformError;
+use crate::governor::{Affine, validate_governors, widen_governors};
 use std::time::Instant;
 
 /// When the last measure found the traversal needing more than this fraction of the mesh (the
@@ -57,10 +59,15 @@ impl SelfCollisionQuery {
     /// also requires the contour test (conservative: the result equals the exhaustive one) or
     /// not (the seed paper's fast mode, which may miss pairs).
     ///
+    /// # Errors
+    /// What [`validate_governors`] rejects: not one governor per governor of the tree's
+    /// weights ([`DeformError::LengthMismatch`]), a non-finite or out-of-range transform. `out`
+    /// and the query's caches are left untouched then.
+    ///
     /// # Performance
     /// BN-Tree: proportional to the nodes the query reaches, O(m log m) per reached node with
     /// governor data, O(size) below nodes that bound bottom-up; no allocation after warm-up.
-    /// HSC: O(n) refit plus the same traversal.
+    /// HSC: O(n) refit plus the same traversal. The governor check is O(m).
     pub fn run(
         &mut self,
         tree: &BnTree,
@@ -68,7 +75,8 @@ impl SelfCollisionQuery {
         policy: RefitPolicy,
         mode: CullingMode,
         out: &mut Vec<[u32; 2]>,
-    ) -> SelfCollisionStats {
+    ) -> Result<SelfCollisionStats> {
+        validate_governors(governors, tree.weights().governor_count())?;
         let start = Instant::now();
         self.begin_frame(tree);
         widen_governors(governors, &mut self.wide_governors);
@@ -134,7 +142,7 @@ impl SelfCollisionQuery {
         }
         self.stats.pairs = out.len() as u64;
         self.stats.nanos = start.elapsed().as_nanos() as u64;
-        self.stats
+        Ok(self.stats)
     }
 
     fn self_one(

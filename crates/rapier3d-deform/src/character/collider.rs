@@ -474,7 +474,7 @@ impl SkinnedCollider {
             RefitPolicy::OnDemand,
             state.mode,
             &mut state.pairs,
-        );
+        )?;
         Ok(&state.pairs)
     }
 

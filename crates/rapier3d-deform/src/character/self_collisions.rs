@@ -115,7 +115,7 @@ impl DeformableMeshSelfCollisions {
                 RefitPolicy::OnDemand,
                 self.mode,
                 &mut entry.pairs,
-            );
+            )?;
         }
         Ok(())
     }

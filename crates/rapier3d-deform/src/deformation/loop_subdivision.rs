@@ -724,7 +724,7 @@ mod tests {
         )
         .unwrap();
         let a = s.push_weights(&skin).unwrap();
-        let b = s.stencils().compose(&skin);
+        let b = s.stencils().compose(&skin).unwrap();
         for v in 0..a.vertex_count() {
             for g in 0..3 {
                 assert!((a.weight(v, g) - b.weight(v, g)).abs() < 1e-6);

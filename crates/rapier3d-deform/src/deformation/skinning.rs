@@ -1,7 +1,7 @@
 //! Linear blend skinning: bones are the governors, `A_k = world_k · inverse_bind_k`.
 
 use crate::error::{DeformError, Result};
-use crate::governor::{Affine, ConvexWeights, validate_governors};
+use crate::governor::{Affine, ConvexWeights, check_governor, validate_governors};
 use crate::math::{Vec3, validate_positions};
 
 /// Linear blend skinning (LBS) with any number of influences per vertex.
@@ -25,7 +25,8 @@ impl LinearBlendSkinning {
     ///
     /// # Errors
     /// [`DeformError::LengthMismatch`] when the weight rows or the inverse binds do not match the
-    /// vertex and bone counts, [`DeformError::NonFinitePosition`], [`DeformError::NonFiniteTransform`].
+    /// vertex and bone counts, [`DeformError::NonFinitePosition`], [`DeformError::PositionOutOfRange`],
+    /// [`DeformError::NonFiniteTransform`], [`DeformError::TransformOutOfRange`].
     pub fn new(rest: Vec<Vec3>, weights: ConvexWeights, inverse_bind: Vec<Affine>) -> Result<Self> {
         if rest.is_empty() {
             return Err(DeformError::Empty {
@@ -63,13 +64,19 @@ impl LinearBlendSkinning {
     /// Poses the skin from bone world transforms.
     ///
     /// # Errors
-    /// [`DeformError::LengthMismatch`] or [`DeformError::NonFiniteTransform`]; the pose is left
-    /// unchanged on error.
+    /// [`DeformError::LengthMismatch`], [`DeformError::NonFiniteTransform`] or
+    /// [`DeformError::TransformOutOfRange`] (for a bone transform or for its product with the
+    /// inverse bind); the pose is left unchanged on error.
     ///
     /// # Performance
     /// O(bones).
     pub fn set_bone_transforms(&mut self, world: &[Affine]) -> Result<()> {
         validate_governors(world, self.inverse_bind.len())?;
+        // The products are what the skin stores: each must be in range too (two transforms
+        // within the limits can compose to one beyond them). Checked before anything changes.
+        for (bone, (w, ib)) in world.iter().zip(&self.inverse_bind).enumerate() {
+            check_governor(bone, &w.compose(ib))?;
+        }
         for ((g, w), ib) in self.governors.iter_mut().zip(world).zip(&self.inverse_bind) {
             *g = w.compose(ib);
         }

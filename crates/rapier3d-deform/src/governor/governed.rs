@@ -2,6 +2,7 @@
 
 use super::{Affine, ConvexWeights};
 use crate::error::{DeformError, Result};
+use crate::limits::{MAX_COORDINATE, MAX_LINEAR};
 use crate::math::Vec3;
 use rapier3d::parry::glamx::Vec3A;
 
@@ -124,10 +125,16 @@ pub(crate) fn deform_vertex_wide(
     p.into()
 }
 
-/// Rejects governor arrays of the wrong length or with non-finite entries.
+/// Rejects governor arrays of the wrong length, with non-finite entries, or with entries beyond
+/// the crate's limits ([`crate::limits::MAX_LINEAR`] for the linear part,
+/// [`crate::limits::MAX_COORDINATE`] for the translation).
 ///
 /// # Errors
-/// [`DeformError::LengthMismatch`] or [`DeformError::NonFiniteTransform`].
+/// [`DeformError::LengthMismatch`], [`DeformError::NonFiniteTransform`] or
+/// [`DeformError::TransformOutOfRange`], naming the first bad governor.
+///
+/// # Performance
+/// O(governors).
 pub fn validate_governors(governors: &[Affine], expected: usize) -> Result<()> {
     if governors.len() != expected {
         return Err(DeformError::LengthMismatch {
@@ -136,8 +143,37 @@ pub fn validate_governors(governors: &[Affine], expected: usize) -> Result<()> {
             actual: governors.len(),
         });
     }
-    if let Some(governor) = governors.iter().position(|g| !g.is_finite()) {
+    for (governor, g) in governors.iter().enumerate() {
+        check_governor(governor, g)?;
+    }
+    Ok(())
+}
+
+/// [`validate_governors`] for one governor, `governor` naming it in the error.
+///
+/// # Errors
+/// [`DeformError::NonFiniteTransform`] or [`DeformError::TransformOutOfRange`].
+pub fn check_governor(governor: usize, g: &Affine) -> Result<()> {
+    if !g.is_finite() {
         return Err(DeformError::NonFiniteTransform { governor });
+    }
+    let linear = g.linear.abs().to_cols_array().into_iter().fold(0.0f32, f32::max);
+    if linear > MAX_LINEAR {
+        return Err(DeformError::TransformOutOfRange {
+            governor,
+            field: "linear",
+            value: linear,
+            max: MAX_LINEAR,
+        });
+    }
+    let translation = g.translation.abs().max_element();
+    if translation > MAX_COORDINATE {
+        return Err(DeformError::TransformOutOfRange {
+            governor,
+            field: "translation",
+            value: translation,
+            max: MAX_COORDINATE,
+        });
     }
     Ok(())
 }

@@ -16,7 +16,9 @@ mod governed;
 mod weights;
 
 pub use affine::Affine;
-pub use governed::{GovernedDeformation, deform_vertex, deform_vertices, validate_governors};
+pub use governed::{
+    GovernedDeformation, check_governor, deform_vertex, deform_vertices, validate_governors,
+};
 pub(crate) use governed::{WideAffine, deform_vertex_wide, widen_governors};
 pub use weights::ConvexWeights;
 pub(crate) use weights::{check_global_row, check_row, check_rows};

@@ -1,6 +1,7 @@
 //! Sparse convex weights: per vertex, the governors that move it and how much (`w ≥ 0`, `Σ w = 1`).
 
 use crate::error::{DeformError, Result};
+use crate::limits::{MAX_GOVERNORS, MAX_INFLUENCES, MAX_VERTICES, check_count};
 use crate::math::Interval;
 use crate::mesh::{VertexOrder, is_permutation};
 
@@ -30,9 +31,12 @@ impl ConvexWeights {
     /// than [`Self::SUM_TOLERANCE`].
     ///
     /// # Errors
-    /// [`DeformError::NonFiniteWeight`], [`DeformError::NegativeWeight`],
-    /// [`DeformError::GovernorIndexOutOfRange`], [`DeformError::WeightSumOff`] (also for a row whose
-    /// weights are all zero).
+    /// [`DeformError::LimitExceeded`] for more than [`MAX_GOVERNORS`] governors or
+    /// [`MAX_VERTICES`] rows, [`DeformError::TooManyInfluences`] for a row with more than
+    /// [`MAX_INFLUENCES`] entries, [`DeformError::NonFiniteWeight`],
+    /// [`DeformError::NegativeWeight`], [`DeformError::GovernorIndexOutOfRange`],
+    /// [`DeformError::WeightSumOff`] (also for a row whose weights are all zero). Sums are
+    /// taken in `f64`, so rows of huge finite weights renormalise correctly.
     ///
     /// # Performance
     /// O(total influences · influences per vertex) (duplicate merge per row).
@@ -65,12 +69,15 @@ impl ConvexWeights {
     ///
     /// # Errors
     /// [`DeformError::LengthMismatch`] for malformed offsets or unequal array lengths,
-    /// [`DeformError::NonFiniteWeight`], [`DeformError::NegativeWeight`],
+    /// [`DeformError::LimitExceeded`] for more than [`MAX_GOVERNORS`] governors or
+    /// [`MAX_VERTICES`] rows, [`DeformError::TooManyInfluences`] for a row longer than
+    /// [`MAX_INFLUENCES`], [`DeformError::NonFiniteWeight`], [`DeformError::NegativeWeight`],
     /// [`DeformError::GovernorIndexOutOfRange`] (also for a repeated governor in a row, reported
     /// with that governor), [`DeformError::WeightSumOff`].
     ///
     /// # Performance
-    /// O(total influences + governors), one pass.
+    /// O(Σ row length²) (row lengths are at most [`MAX_INFLUENCES`]); allocates nothing beyond
+    /// the given arrays.
     pub fn from_csr(
         offsets: Vec<u32>,
         governors: Vec<u32>,
@@ -95,19 +102,22 @@ impl ConvexWeights {
                 actual: weights.len(),
             });
         }
-        let mut seen = vec![u32::MAX; governor_count];
+        check_count("governors", governor_count, MAX_GOVERNORS)?;
+        check_count("vertices", offsets.len() - 1, MAX_VERTICES)?;
         for vertex in 0..offsets.len() - 1 {
             let (a, b) = (offsets[vertex] as usize, offsets[vertex + 1] as usize);
+            check_influences(vertex, b - a)?;
             for slot in 0..b - a {
                 let g = governors[a + slot];
-                if g as usize >= governor_count || seen[g as usize] == vertex as u32 {
+                // Rows are short (at most MAX_INFLUENCES): a scan finds a repeat without a
+                // per-governor buffer, whose size would be the caller's unchecked count.
+                if g as usize >= governor_count || governors[a..a + slot].contains(&g) {
                     return Err(DeformError::GovernorIndexOutOfRange {
                         vertex,
                         governor: g,
                         governor_count,
                     });
                 }
-                seen[g as usize] = vertex as u32;
             }
             normalise_row(vertex, &mut weights[a..b])?;
         }
@@ -199,10 +209,13 @@ impl ConvexWeights {
             weights: Vec::new(),
             governor_count,
         };
+        check_count("governors", governor_count, MAX_GOVERNORS)?;
         let mut renormalised = 0;
         for (vertex, row) in rows.into_iter().enumerate() {
+            check_count("vertices", vertex + 1, MAX_VERTICES)?;
             let start = out.governors.len();
             for (slot, (g, w)) in row.into_iter().enumerate() {
+                check_influences(vertex, slot + 1)?;
                 check_weight(vertex, slot, w)?;
                 if g as usize >= governor_count {
                     return Err(DeformError::GovernorIndexOutOfRange {
@@ -221,24 +234,24 @@ impl ConvexWeights {
                     out.weights.push(w);
                 }
             }
-            let sum: f32 = out.weights[start..].iter().sum();
+            let sum = row_sum(&out.weights[start..]);
             let off = (sum - 1.0).abs();
             let reject = match tolerance {
-                Some(tol) => off > tol,
+                Some(tol) => off > f64::from(tol),
                 None => false,
             };
             if sum <= 0.0 || reject {
                 return Err(DeformError::WeightSumOff {
                     vertex,
-                    sum,
+                    sum: sum as f32,
                     tolerance: tolerance.unwrap_or(1.0),
                 });
             }
-            if off > Self::SUM_TOLERANCE {
+            if off > f64::from(Self::SUM_TOLERANCE) {
                 renormalised += 1;
             }
             for w in &mut out.weights[start..] {
-                *w /= sum;
+                *w = (f64::from(*w) / sum) as f32;
             }
             out.offsets.push(out.governors.len() as u32);
         }
@@ -316,9 +329,19 @@ impl ConvexWeights {
     /// `h` of the outer set. Used to turn subdivision stencils of stencils into one stencil, and
     /// to push skin weights through subdivision.
     ///
+    /// # Errors
+    /// [`DeformError::LengthMismatch`] unless `inner` has one row per governor of `self`.
+    ///
     /// # Performance
     /// O(Σ row lengths of the result).
-    pub fn compose(&self, inner: &ConvexWeights) -> ConvexWeights {
+    pub fn compose(&self, inner: &ConvexWeights) -> Result<ConvexWeights> {
+        if inner.vertex_count() != self.governor_count {
+            return Err(DeformError::LengthMismatch {
+                what: "inner weight rows (one per governor of the outer weights)",
+                expected: self.governor_count,
+                actual: inner.vertex_count(),
+            });
+        }
         let mut out = ConvexWeights {
             offsets: vec![0],
             governors: Vec::with_capacity(self.governors.len()),
@@ -340,12 +363,25 @@ impl ConvexWeights {
             }
             out.offsets.push(out.governors.len() as u32);
         }
-        out
+        Ok(out)
     }
 
     /// Keeps the `max` largest influences of every row and renormalises (how engines limit
     /// skinning to 4 or 8 bones).
-    pub fn truncated(&self, max: usize) -> ConvexWeights {
+    ///
+    /// # Errors
+    /// [`DeformError::InvalidParameter`] for `max = 0` (a row needs one influence).
+    ///
+    /// # Performance
+    /// O(Σ k log k) over the rows' lengths k.
+    pub fn truncated(&self, max: usize) -> Result<ConvexWeights> {
+        if max == 0 {
+            return Err(DeformError::InvalidParameter {
+                name: "max",
+                value: 0.0,
+                reason: "a row keeps at least one influence",
+            });
+        }
         let mut rows: Vec<Vec<(u32, f32)>> = Vec::with_capacity(self.vertex_count());
         for v in 0..self.vertex_count() {
             let mut r: Vec<(u32, f32)> = self.iter_row(v).collect();
@@ -353,9 +389,8 @@ impl ConvexWeights {
             r.truncate(max);
             rows.push(r);
         }
-        Self::build(rows, self.governor_count, None)
-            .map(|(w, _)| w)
-            .unwrap_or_else(|_| self.clone())
+        // The kept weights are the largest of a valid row: positive, so the sum is too.
+        Self::build(rows, self.governor_count, None).map(|(w, _)| w)
     }
 
     /// Per governor, the range of its weight over `vertices` (governors absent from a vertex count
@@ -431,15 +466,34 @@ pub(crate) fn check_row(vertex: usize, weights: &[f32]) -> Result<f32> {
     for (slot, &w) in weights.iter().enumerate() {
         check_weight(vertex, slot, w)?;
     }
-    let sum: f32 = weights.iter().sum();
-    if sum <= 0.0 || (sum - 1.0).abs() > ConvexWeights::SUM_TOLERANCE {
+    let sum = row_sum(weights);
+    if sum <= 0.0 || (sum - 1.0).abs() > f64::from(ConvexWeights::SUM_TOLERANCE) {
         return Err(DeformError::WeightSumOff {
             vertex,
-            sum,
+            sum: sum as f32,
             tolerance: ConvexWeights::SUM_TOLERANCE,
         });
     }
-    Ok(sum)
+    Ok(sum as f32)
+}
+
+/// The sum of a row of finite weights, in `f64` (finite even for weights near `f32::MAX`).
+#[inline]
+fn row_sum(weights: &[f32]) -> f64 {
+    weights.iter().map(|&w| f64::from(w)).sum()
+}
+
+/// Rejects a row with more than [`MAX_INFLUENCES`] entries.
+#[inline]
+fn check_influences(vertex: usize, count: usize) -> Result<()> {
+    if count > MAX_INFLUENCES {
+        return Err(DeformError::TooManyInfluences {
+            vertex,
+            count,
+            max: MAX_INFLUENCES,
+        });
+    }
+    Ok(())
 }
 
 /// [`check_row`] for every row of `per_vertex`, `vertices` rows of `width` weights each
@@ -486,7 +540,7 @@ pub(crate) fn check_global_row(what: &'static str, weights: &[f32]) -> Result<f3
         _ => DeformError::InvalidGlobalWeight {
             what,
             slot: weights.len(),
-            value: weights.iter().sum(),
+            value: row_sum(weights) as f32,
             reason: "the sum is more than ConvexWeights::SUM_TOLERANCE away from 1",
         },
     })

@@ -11,7 +11,8 @@ pub struct LoadOptions {
     /// Weight rows with a positive sum other than one are renormalised in both modes.
     pub strict: bool,
     /// Render vertices closer than this distance, relative to the bounding-box diagonal, are welded
-    /// into one collision vertex. `0` welds only bit-identical positions. Default `1e-6`.
+    /// into one collision vertex. `0` welds only bit-identical positions; negative or NaN values
+    /// are rejected. Default `1e-6`.
     pub weld_tolerance: f32,
     /// glTF only: the node whose mesh is loaded. `None` (default): the first node with a mesh and
     /// a skin, else the only node with a mesh, else all mesh nodes of the default scene merged.

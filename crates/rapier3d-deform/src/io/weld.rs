@@ -2,9 +2,9 @@
 
 use std::collections::HashMap;
 
-use crate::error::Result;
+use crate::error::{DeformError, Result};
 use crate::math::Vec3;
-use crate::mesh::TriangleMesh;
+use crate::mesh::{TriangleMesh, is_degenerate, squared_diagonal};
 
 /// Render vertices welded by position.
 pub(crate) struct Welded {
@@ -30,6 +30,11 @@ fn key(p: Vec3, cell: f32) -> [i64; 3] {
 /// Degenerate means what [`TriangleMesh::new`] rejects: a repeated welded index or an area at
 /// most `1e-12 ×` the squared diagonal of the welded positions.
 ///
+/// # Errors
+/// [`DeformError::InvalidParameter`] for a negative or non-finite tolerance;
+/// [`DeformError::PositionOutOfRange`] for a position beyond
+/// [`crate::limits::MAX_COORDINATE`]; what [`TriangleMesh::new`] rejects.
+///
 /// # Performance
 /// O(V + T) expected (hash grid with cells of the tolerance).
 pub(crate) fn weld(
@@ -37,6 +42,14 @@ pub(crate) fn weld(
     triangles: &[[u32; 3]],
     relative_tolerance: f32,
 ) -> Result<Welded> {
+    if !(relative_tolerance.is_finite() && relative_tolerance >= 0.0) {
+        return Err(DeformError::InvalidParameter {
+            name: "weld_tolerance",
+            value: relative_tolerance,
+            reason: "must be finite and non-negative (0 welds identical positions only)",
+        });
+    }
+    crate::math::validate_positions("vertex", positions)?;
     let (mins, maxs) = positions.iter().fold(
         (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
         |(a, b), p| (a.min(*p), b.max(*p)),
@@ -46,7 +59,7 @@ pub(crate) fn weld(
     } else {
         (maxs - mins).length()
     };
-    let tolerance = relative_tolerance.max(0.0) * diagonal;
+    let tolerance = relative_tolerance * diagonal;
     let mut welded: Vec<Vec3> = Vec::new();
     let mut representative = Vec::new();
     let mut render_to_welded = Vec::with_capacity(positions.len());
@@ -101,18 +114,12 @@ pub(crate) fn weld(
         }
     }
     // The same degeneracy rule as `TriangleMesh::new`, on the welded positions.
-    let (wmin, wmax) = welded.iter().fold(
-        (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
-        |(a, b), p| (a.min(*p), b.max(*p)),
-    );
-    let diag2 = (wmax - wmin).length_squared().max(f32::MIN_POSITIVE);
+    let diag2 = squared_diagonal(&welded);
     let mut kept = Vec::with_capacity(triangles.len());
     let mut dropped = Vec::new();
     for (t, tri) in triangles.iter().enumerate() {
         let w = tri.map(|i| render_to_welded[i as usize]);
-        let [a, b, c] = w.map(|i| welded[i as usize]);
-        let area2 = (b - a).cross(c - a).length();
-        if w[0] == w[1] || w[1] == w[2] || w[0] == w[2] || area2 <= 1e-12 * diag2 {
+        if is_degenerate(w, &welded, diag2) {
             dropped.push(t);
         } else {
             kept.push(w);

@@ -6,3 +6,4 @@ mod vertex_order;
 pub use triangle_mesh::TriangleMesh;
 pub use vertex_order::VertexOrder;
 pub(crate) use vertex_order::is_permutation;
+pub(crate) use triangle_mesh::{is_degenerate, squared_diagonal};

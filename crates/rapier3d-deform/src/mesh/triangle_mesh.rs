@@ -1,6 +1,7 @@
 //! A validated indexed triangle mesh (positions + triangles) with the helpers every module shares.
 
 use crate::error::{DeformError, Result};
+use crate::limits::{MAX_TRIANGLES, MAX_VERTICES, check_count};
 use crate::math::Vec3;
 
 /// An indexed triangle mesh whose indices are in range, whose positions are finite and whose
@@ -18,9 +19,12 @@ impl TriangleMesh {
     /// Validates and wraps a mesh.
     ///
     /// # Errors
-    /// [`DeformError::EmptyMesh`], [`DeformError::VertexIndexOutOfRange`],
-    /// [`DeformError::NonFinitePosition`], [`DeformError::DegenerateTriangle`] (a repeated index or
-    /// an area below `1e-12` times the squared bounding-box diagonal).
+    /// [`DeformError::EmptyMesh`], [`DeformError::LimitExceeded`] (more than
+    /// [`MAX_VERTICES`] vertices or [`MAX_TRIANGLES`] triangles),
+    /// [`DeformError::VertexIndexOutOfRange`], [`DeformError::NonFinitePosition`],
+    /// [`DeformError::PositionOutOfRange`] (beyond [`crate::limits::MAX_COORDINATE`]),
+    /// [`DeformError::DegenerateTriangle`] (a repeated index or an area below `1e-12` times the
+    /// squared bounding-box diagonal, computed in `f64` so that the test holds at every scale).
     ///
     /// # Performance
     /// O(V + T).
@@ -31,12 +35,10 @@ impl TriangleMesh {
                 triangles: triangles.len(),
             });
         }
+        check_count("vertices", positions.len(), MAX_VERTICES)?;
+        check_count("triangles", triangles.len(), MAX_TRIANGLES)?;
         crate::math::validate_positions("vertex", &positions)?;
-        let (mins, maxs) = positions.iter().fold(
-            (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
-            |(a, b), p| (a.min(*p), b.max(*p)),
-        );
-        let diag2 = (maxs - mins).length_squared().max(f32::MIN_POSITIVE);
+        let diag2 = squared_diagonal(&positions);
         for (t, tri) in triangles.iter().enumerate() {
             for &index in tri {
                 if index as usize >= positions.len() {
@@ -47,9 +49,7 @@ impl TriangleMesh {
                     });
                 }
             }
-            let [a, b, c] = tri.map(|i| positions[i as usize]);
-            let area2 = (b - a).cross(c - a).length();
-            if tri[0] == tri[1] || tri[1] == tri[2] || tri[0] == tri[2] || area2 <= 1e-12 * diag2 {
+            if is_degenerate(*tri, &positions, diag2) {
                 return Err(DeformError::DegenerateTriangle { triangle: t });
             }
         }
@@ -57,6 +57,42 @@ impl TriangleMesh {
             positions,
             triangles,
         })
+    }
+
+    /// Rejects a mesh that is not an oriented manifold: an edge shared by more than two
+    /// triangles (a duplicated face makes three) or traversed in the same direction by both of
+    /// its triangles (a flipped face). Boundary edges are allowed (see the callers for how much
+    /// boundary they tolerate).
+    ///
+    /// # Errors
+    /// [`DeformError::NonManifoldEdge`] or [`DeformError::InconsistentOrientation`] naming the
+    /// edge (the one with the smallest vertex pair).
+    ///
+    /// # Performance
+    /// O(T log T) (sort of the 3T half-edges).
+    pub fn check_oriented_manifold(&self) -> Result<()> {
+        let mut half: Vec<(u32, u32, u32)> = Vec::with_capacity(3 * self.triangles.len());
+        for tri in &self.triangles {
+            for c in 0..3 {
+                let (a, b) = (tri[c], tri[(c + 1) % 3]);
+                half.push((a.min(b), a.max(b), a));
+            }
+        }
+        half.sort_unstable();
+        for run in half.chunk_by(|x, y| (x.0, x.1) == (y.0, y.1)) {
+            let (a, b) = (run[0].0, run[0].1);
+            if run.len() > 2 {
+                return Err(DeformError::NonManifoldEdge {
+                    a,
+                    b,
+                    triangles: run.len(),
+                });
+            }
+            if run.len() == 2 && run[0].2 == run[1].2 {
+                return Err(DeformError::InconsistentOrientation { a, b });
+            }
+        }
+        Ok(())
     }
 
     /// Vertex positions.
@@ -189,4 +225,30 @@ impl TriangleMesh {
         }
         out
     }
+}
+
+/// The squared diagonal of the bounding box of `positions` (finite), in `f64` (finite for every
+/// finite `f32` input), at least `f32::MIN_POSITIVE`.
+pub(crate) fn squared_diagonal(positions: &[Vec3]) -> f64 {
+    let (mins, maxs) = positions.iter().fold(
+        (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+        |(a, b), p| (a.min(*p), b.max(*p)),
+    );
+    if positions.is_empty() {
+        return f64::from(f32::MIN_POSITIVE);
+    }
+    (maxs.as_dvec3() - mins.as_dvec3())
+        .length_squared()
+        .max(f64::from(f32::MIN_POSITIVE))
+}
+
+/// The degeneracy rule of [`TriangleMesh::new`]: a repeated index, or twice the area at most
+/// `1e-12 ×` the squared bounding-box diagonal `diag2` (in `f64`: exact in scale, no overflow).
+/// Indices must be in range.
+pub(crate) fn is_degenerate(tri: [u32; 3], positions: &[Vec3], diag2: f64) -> bool {
+    if tri[0] == tri[1] || tri[1] == tri[2] || tri[0] == tri[2] {
+        return true;
+    }
+    let [a, b, c] = tri.map(|i| positions[i as usize].as_dvec3());
+    (b - a).cross(c - a).length() <= 1e-12 * diag2
 }

@@ -3,6 +3,7 @@
 use rapier3d::parry::mass_properties::MassProperties;
 
 use crate::error::{DeformError, Result};
+use crate::limits::MAX_COORDINATE;
 use crate::math::{Mat3, Vec3};
 
 /// Mass properties of a body whose collision proxy deforms: exact rest mass properties (e.g.
@@ -42,8 +43,9 @@ impl SphereMassModel {
     ///
     /// # Errors
     /// [`DeformError::Empty`] for no sphere, [`DeformError::LengthMismatch`],
-    /// [`DeformError::NonFinitePosition`], [`DeformError::InvalidParameter`] for a negative or
-    /// non-finite radius, all-zero radii or a non-positive mass.
+    /// [`DeformError::NonFinitePosition`], [`DeformError::PositionOutOfRange`],
+    /// [`DeformError::InvalidElement`] for a negative, non-finite or too large radius,
+    /// [`DeformError::InvalidParameter`] for all-zero radii or a non-positive mass.
     ///
     /// # Performance
     /// O(S).
@@ -61,11 +63,16 @@ impl SphereMassModel {
             });
         }
         crate::math::validate_positions("sphere centre", centres)?;
-        if let Some(&r) = radii.iter().find(|r| !(r.is_finite() && **r >= 0.0)) {
-            return Err(DeformError::InvalidParameter {
-                name: "sphere radius",
+        if let Some((index, &r)) = radii
+            .iter()
+            .enumerate()
+            .find(|(_, r)| !(r.is_finite() && (0.0..=MAX_COORDINATE).contains(*r)))
+        {
+            return Err(DeformError::InvalidElement {
+                what: "sphere radius",
+                index,
                 value: r,
-                reason: "must be finite and non-negative",
+                reason: "must be finite, non-negative and at most limits::MAX_COORDINATE",
             });
         }
         let mass = rest.mass();

@@ -7,6 +7,7 @@ use super::params::PlasticityParams;
 use super::projection::project_onto_examples;
 use crate::deformation::ExampleBlend;
 use crate::error::{DeformError, Result};
+use crate::limits::MAX_COORDINATE;
 use crate::governor::GovernedDeformation;
 use crate::math::Vec3;
 use crate::mesh::TriangleMesh;
@@ -255,7 +256,9 @@ impl PlasticModel {
     /// `dents`.
     ///
     /// # Errors
-    /// [`DeformError::LengthMismatch`] when the state does not belong to this model.
+    /// [`DeformError::LengthMismatch`] when the state does not belong to this model;
+    /// [`DeformError::InvalidContact`] naming the first contact whose point or displacement is
+    /// not finite or beyond [`crate::limits::MAX_COORDINATE`] (checked before anything changes).
     ///
     /// # Performance
     /// O(C) for the contacts plus O(k log k + k E) per source vertex, k the vertices within the
@@ -268,6 +271,7 @@ impl PlasticModel {
         dents: &mut Vec<Dent>,
     ) -> Result<()> {
         self.check_state(state)?;
+        check_contacts(contacts)?;
         let e = self.examples;
         let p = &self.params;
         let ws = workspace;
@@ -335,4 +339,27 @@ impl PlasticModel {
         }
         Ok(())
     }
+}
+
+/// Rejects contacts whose point or displacement is not finite or beyond
+/// [`MAX_COORDINATE`] (a displacement that large cannot come from a finite impulse on a body of
+/// positive mass in one step of a game; its length would overflow).
+fn check_contacts(contacts: &[ContactSample]) -> Result<()> {
+    for (contact, c) in contacts.iter().enumerate() {
+        for (field, v) in [("point", c.point), ("displacement", c.displacement)] {
+            let reason = if !v.is_finite() {
+                "not finite"
+            } else if v.abs().max_element() > MAX_COORDINATE {
+                "beyond limits::MAX_COORDINATE"
+            } else {
+                continue;
+            };
+            return Err(DeformError::InvalidContact {
+                contact,
+                field,
+                reason,
+            });
+        }
+    }
+    Ok(())
 }

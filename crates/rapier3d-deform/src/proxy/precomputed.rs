@@ -6,6 +6,7 @@ use rapier3d::parry::mass_properties::MassProperties;
 
 use super::{ExampleSpheres, PackOptions, SdfGrid, SdfOptions, Sphere, fit_examples, pack_spheres};
 use crate::error::{DeformError, Result};
+use crate::limits::{MAX_COORDINATE, MAX_SPHERES, check_count};
 use crate::math::Vec3;
 use crate::mesh::TriangleMesh;
 
@@ -300,20 +301,32 @@ pub(crate) fn check_spheres(
     centres: impl IntoIterator<Item = Vec3>,
     radii: impl IntoIterator<Item = f32>,
 ) -> Result<()> {
+    let mut count = 0;
     for (index, c) in centres.into_iter().enumerate() {
-        if !c.is_finite() {
-            return Err(DeformError::NonFinitePosition {
-                what: "sphere centre",
+        crate::math::validate_positions("sphere centre", &[c]).map_err(|e| match e {
+            DeformError::NonFinitePosition { what, .. } => {
+                DeformError::NonFinitePosition { what, index }
+            }
+            DeformError::PositionOutOfRange {
+                what, value, max, ..
+            } => DeformError::PositionOutOfRange {
+                what,
                 index,
-            });
-        }
+                value,
+                max,
+            },
+            other => other,
+        })?;
+        count += 1;
     }
-    for r in radii {
-        if !(r.is_finite() && r >= 0.0) {
-            return Err(DeformError::InvalidParameter {
-                name: "sphere radius",
+    check_count("spheres", count, MAX_SPHERES)?;
+    for (index, r) in radii.into_iter().enumerate() {
+        if !(r.is_finite() && (0.0..=MAX_COORDINATE).contains(&r)) {
+            return Err(DeformError::InvalidElement {
+                what: "sphere radius",
+                index,
                 value: r,
-                reason: "must be finite and non-negative",
+                reason: "must be finite, non-negative and at most limits::MAX_COORDINATE",
             });
         }
     }

@@ -443,7 +443,9 @@ impl SdfGrid {
     ///
     /// # Errors
     /// [`DeformError::InvalidParameter`] for a resolution outside `2..=1024` or a negative or
-    /// non-finite padding or tolerance; [`DeformError::OpenMesh`] when the boundary edges are
+    /// non-finite padding or tolerance; [`DeformError::NonManifoldEdge`] or
+    /// [`DeformError::InconsistentOrientation`] (a duplicated or flipped face, see
+    /// [`TriangleMesh::check_oriented_manifold`]); [`DeformError::OpenMesh`] when the boundary edges are
     /// longer in total than `max_open_boundary` × diagonal; [`DeformError::SelfIntersectingMesh`]
     /// when a grid point has a winding number outside `[-0.5, 1.5]` (self-intersecting or
     /// inside-out surface; overlaps thinner than the grid spacing can go unnoticed).
@@ -470,6 +472,9 @@ impl SdfGrid {
                 });
             }
         }
+        // A flipped or duplicated face changes the winding numbers by less than the
+        // self-intersection test notices, yet the volume (and mass) by a lot.
+        mesh.check_oriented_manifold()?;
         let (mins, maxs) = mesh.bounds();
         let diagonal = (maxs - mins).length();
         let boundary = boundary_edges(mesh);

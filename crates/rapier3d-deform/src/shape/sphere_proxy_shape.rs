@@ -69,8 +69,10 @@ impl SphereProxyShape {
     ///
     /// # Errors
     /// [`DeformError::Empty`] for no sphere, [`DeformError::LengthMismatch`] for different
-    /// lengths, [`DeformError::NonFinitePosition`] / [`DeformError::InvalidParameter`] for a
-    /// non-finite centre or a negative or non-finite radius.
+    /// lengths, [`DeformError::NonFinitePosition`] / [`DeformError::PositionOutOfRange`] for a
+    /// non-finite or too distant centre, [`DeformError::InvalidElement`] for a negative,
+    /// non-finite or too large radius (limits in [`crate::limits`]),
+    /// [`DeformError::LimitExceeded`] for more than [`crate::limits::MAX_SPHERES`] spheres.
     ///
     /// # Performance
     /// O(S log S) for the BVH plus O(48³ + Σ_s (r_s / h)³) for the mass sampling.
