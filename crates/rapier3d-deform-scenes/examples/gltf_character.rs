@@ -118,7 +118,7 @@ fn main() -> Result<(), Box<dyn Error>> {
             RefitPolicy::OnDemand,
             CullingMode::Conservative,
             &mut pairs,
-        );
+        )?;
         pose_times.push(b - a);
         skin_times.push(c - b);
         self_times.push(Duration::from_nanos(stats.nanos));
@@ -189,13 +189,13 @@ fn main() -> Result<(), Box<dyn Error>> {
     clear_outputs(OUT, &["png", "obj"])?;
     let mut written = WrittenFiles::new();
     for (k, (t, p, governors)) in shots.iter().enumerate() {
-        let _ = query.run(
+        query.run(
             &tree,
             governors,
             RefitPolicy::OnDemand,
             CullingMode::Conservative,
             &mut pairs,
-        );
+        )?;
         let mut colours = vec![SKIN; asset.mesh.triangle_count()];
         for pair in &pairs {
             colours[pair[0] as usize] = SELF_COLLISION_COLOUR;

@@ -178,7 +178,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 RefitPolicy::OnDemand,
                 CullingMode::Conservative,
                 &mut pairs,
-            );
+            )?;
             let colliding: Vec<u32> = pairs.iter().flat_map(|p| [p[0], p[1]]).collect();
             println!(
                 "{} t = {t:.2} s: skinning {skin_ms:.1} ms, self-collision {:.1} ms, {} pairs",

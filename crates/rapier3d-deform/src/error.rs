@@ -264,7 +264,9 @@ pub enum DeformError {
     },
     /// A governor transform's linear part or translation is beyond
     /// [`crate::limits::MAX_LINEAR`] or [`crate::limits::MAX_COORDINATE`].
-    #[error("governor {governor}: {field} entry {value} is beyond ±{max} (see rapier3d_deform::limits)")]
+    #[error(
+        "governor {governor}: {field} entry {value} is beyond ±{max} (see rapier3d_deform::limits)"
+    )]
     TransformOutOfRange {
         /// The governor.
         governor: usize,

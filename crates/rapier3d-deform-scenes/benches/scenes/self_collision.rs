@@ -180,13 +180,15 @@ fn measure(anim: &Animation, passes: usize, brute_force_reference: bool) -> Meas
                 match (k + f + pass) % 5 {
                     0 => {
                         let s = Instant::now();
-                        let stats = query_c.run(
-                            &tree,
-                            governors,
-                            RefitPolicy::OnDemand,
-                            CullingMode::Conservative,
-                            &mut out_c,
-                        );
+                        let stats = query_c
+                            .run(
+                                &tree,
+                                governors,
+                                RefitPolicy::OnDemand,
+                                CullingMode::Conservative,
+                                &mut out_c,
+                            )
+                            .expect("the governors match the tree");
                         t[0].push(ms(s));
                         t[4].push(stats.contour_nanos as f64 * 1e-6);
                         contour_ns += stats.contour_nanos;
@@ -200,35 +202,41 @@ fn measure(anim: &Animation, passes: usize, brute_force_reference: bool) -> Meas
                     }
                     1 => {
                         let s = Instant::now();
-                        query_f.run(
-                            &tree,
-                            governors,
-                            RefitPolicy::OnDemand,
-                            CullingMode::Fast,
-                            &mut out_f,
-                        );
+                        query_f
+                            .run(
+                                &tree,
+                                governors,
+                                RefitPolicy::OnDemand,
+                                CullingMode::Fast,
+                                &mut out_f,
+                            )
+                            .expect("the governors match the tree");
                         t[1].push(ms(s));
                     }
                     2 => {
                         let s = Instant::now();
-                        query_h.run(
-                            &tree,
-                            governors,
-                            RefitPolicy::BottomUpEveryFrame,
-                            CullingMode::Conservative,
-                            &mut out_h,
-                        );
+                        query_h
+                            .run(
+                                &tree,
+                                governors,
+                                RefitPolicy::BottomUpEveryFrame,
+                                CullingMode::Conservative,
+                                &mut out_h,
+                            )
+                            .expect("the governors match the tree");
                         t[2].push(ms(s));
                     }
                     3 => {
                         let s = Instant::now();
-                        query_hf.run(
-                            &tree,
-                            governors,
-                            RefitPolicy::BottomUpEveryFrame,
-                            CullingMode::Fast,
-                            &mut out_hf,
-                        );
+                        query_hf
+                            .run(
+                                &tree,
+                                governors,
+                                RefitPolicy::BottomUpEveryFrame,
+                                CullingMode::Fast,
+                                &mut out_hf,
+                            )
+                            .expect("the governors match the tree");
                         t[5].push(ms(s));
                     }
                     _ => {

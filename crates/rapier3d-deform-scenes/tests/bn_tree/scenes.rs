@@ -39,7 +39,8 @@ fn check(
             RefitPolicy::OnDemand,
             CullingMode::Conservative,
             &mut out,
-        );
+        )
+        .unwrap();
         assert_eq!(out, expected, "{name}: BN-Tree, frame {f}");
         hsc.run(
             &tree,
@@ -47,7 +48,8 @@ fn check(
             RefitPolicy::BottomUpEveryFrame,
             CullingMode::Conservative,
             &mut out,
-        );
+        )
+        .unwrap();
         assert_eq!(out, expected, "{name}: HSC, frame {f}");
         bvh.detect(mesh, &positions, &mut out).unwrap();
         assert_eq!(out, expected, "{name}: BVH refit, frame {f}");

@@ -61,7 +61,8 @@ fn compare_frames_with(
             RefitPolicy::OnDemand,
             CullingMode::Conservative,
             &mut out,
-        );
+        )
+        .unwrap();
         assert_eq!(out, expected, "BN-Tree frame {f}");
         hsc.run(
             &tree,
@@ -69,7 +70,8 @@ fn compare_frames_with(
             RefitPolicy::BottomUpEveryFrame,
             CullingMode::Conservative,
             &mut out,
-        );
+        )
+        .unwrap();
         assert_eq!(out, expected, "HSC frame {f}");
         fast.run(
             &tree,
@@ -77,7 +79,8 @@ fn compare_frames_with(
             RefitPolicy::OnDemand,
             CullingMode::Fast,
             &mut out,
-        );
+        )
+        .unwrap();
         assert!(
             out.iter().all(|p| expected.binary_search(p).is_ok()),
             "fast mode reported a false pair"
@@ -154,13 +157,15 @@ fn spatial_vertex_order_gives_the_same_pairs() {
         skin.set_skinning_transforms(&pose).unwrap();
         let expected = self_collisions_brute_force(&mesh, &skin.deformed_positions()).unwrap();
         for k in 0..2 {
-            queries[k].run(
-                &trees[k],
-                skin.governors(),
-                RefitPolicy::OnDemand,
-                CullingMode::Conservative,
-                &mut outs[k],
-            );
+            queries[k]
+                .run(
+                    &trees[k],
+                    skin.governors(),
+                    RefitPolicy::OnDemand,
+                    CullingMode::Conservative,
+                    &mut outs[k],
+                )
+                .unwrap();
             assert_eq!(outs[k], expected, "frame {f}, numbering {k}");
         }
         total += expected.len();
@@ -191,13 +196,15 @@ fn eager_deformation_follows_what_the_traversal_needs() {
     let mut out = Vec::new();
     let mut r = rng(7);
     let mut run = |governors: &[Affine], out: &mut Vec<[u32; 2]>| {
-        let stats = query.run(
-            &tree,
-            governors,
-            RefitPolicy::OnDemand,
-            CullingMode::Conservative,
-            out,
-        );
+        let stats = query
+            .run(
+                &tree,
+                governors,
+                RefitPolicy::OnDemand,
+                CullingMode::Conservative,
+                out,
+            )
+            .unwrap();
         let positions: Vec<Vec3> = (0..p.len())
             .map(|v| deform_vertex(&p, &weights, governors, v))
             .collect();

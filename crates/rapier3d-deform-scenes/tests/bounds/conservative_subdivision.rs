@@ -134,13 +134,15 @@ fn bn_tree_with_point_governors_matches_brute_force_on_a_crumpled_sheet() {
             .collect();
         sub.set_control_points(&points).unwrap();
         let expected = self_collisions_brute_force(&mesh, &sub.deformed_positions()).unwrap();
-        query.run(
-            &tree,
-            sub.governors(),
-            RefitPolicy::OnDemand,
-            CullingMode::Conservative,
-            &mut out,
-        );
+        query
+            .run(
+                &tree,
+                sub.governors(),
+                RefitPolicy::OnDemand,
+                CullingMode::Conservative,
+                &mut out,
+            )
+            .unwrap();
         assert_eq!(out, expected, "frame {frame}");
         total += expected.len();
     }

@@ -92,7 +92,11 @@ fn run(query: &mut SelfCollisionQuery, tree: &BnTree, governors: &[Affine]) -> D
             &mut out,
         )
         .unwrap_err();
-    assert_eq!(out, vec![[7, 7]], "a rejected query leaves its output alone");
+    assert_eq!(
+        out,
+        vec![[7, 7]],
+        "a rejected query leaves its output alone"
+    );
     e
 }
 
@@ -147,7 +151,13 @@ fn from_csr_with_2_pow_40_governors_is_rejected_before_allocating() {
 fn from_rows_with_2_pow_40_governors_is_rejected() {
     let e = ConvexWeights::from_rows([vec![(0u32, 1.0f32)]], 1 << 40).unwrap_err();
     assert!(
-        matches!(e, DeformError::LimitExceeded { what: "governors", .. }),
+        matches!(
+            e,
+            DeformError::LimitExceeded {
+                what: "governors",
+                ..
+            }
+        ),
         "{e}"
     );
 }
@@ -170,7 +180,14 @@ fn a_row_with_more_influences_than_the_limit_is_rejected() {
     let row: Vec<(u32, f32)> = (0..300u32).map(|g| (g, 1.0 / 300.0)).collect();
     let e = ConvexWeights::from_rows([row], 300).unwrap_err();
     assert!(
-        matches!(e, DeformError::TooManyInfluences { vertex: 0, count: 257, max: 256 }),
+        matches!(
+            e,
+            DeformError::TooManyInfluences {
+                vertex: 0,
+                count: 257,
+                max: 256
+            }
+        ),
         "{e}"
     );
 }
@@ -213,7 +230,11 @@ fn collinear_triangle_at_the_coordinate_limit_is_degenerate() {
 #[test]
 fn right_triangles_with_huge_legs_get_the_range_error_not_degenerate() {
     for legs in [1e20f32, 1e25, 1e30] {
-        let p = vec![Vec3::ZERO, Vec3::new(legs, 0.0, 0.0), Vec3::new(0.0, legs, 0.0)];
+        let p = vec![
+            Vec3::ZERO,
+            Vec3::new(legs, 0.0, 0.0),
+            Vec3::new(0.0, legs, 0.0),
+        ];
         let e = TriangleMesh::new(p, vec![[0, 1, 2]]).unwrap_err();
         assert!(
             matches!(e, DeformError::PositionOutOfRange { index: 1, .. }),
@@ -224,7 +245,11 @@ fn right_triangles_with_huge_legs_get_the_range_error_not_degenerate() {
     // areas below f32::MIN_POSITIVE, which the f32 geometry downstream cannot represent, are
     // degenerate).
     for legs in [1e-15f32, 1e-6, 1.0, 1e6, MAX_COORDINATE] {
-        let p = vec![Vec3::ZERO, Vec3::new(legs, 0.0, 0.0), Vec3::new(0.0, legs, 0.0)];
+        let p = vec![
+            Vec3::ZERO,
+            Vec3::new(legs, 0.0, 0.0),
+            Vec3::new(0.0, legs, 0.0),
+        ];
         TriangleMesh::new(p, vec![[0, 1, 2]]).unwrap_or_else(|e| panic!("legs {legs}: {e}"));
     }
 }
@@ -280,7 +305,14 @@ fn bone_and_inverse_bind_within_limits_whose_product_is_not_are_rejected() {
     let bone = Affine::new(Mat3::from_diagonal(Vec3::splat(1e3)), Vec3::ZERO);
     let e = skin.set_bone_transforms(&[bone]).unwrap_err();
     assert!(
-        matches!(e, DeformError::TransformOutOfRange { governor: 0, field: "linear", .. }),
+        matches!(
+            e,
+            DeformError::TransformOutOfRange {
+                governor: 0,
+                field: "linear",
+                ..
+            }
+        ),
         "{e}"
     );
 }
@@ -337,8 +369,7 @@ fn self_collision_query_with_nan_governors_is_rejected() {
 fn bn_tree_build_rejects_nan_rest_positions() {
     let mesh = cube_mesh();
     let weights =
-        ConvexWeights::from_rows(mesh.positions().iter().map(|_| vec![(0u32, 1.0f32)]), 1)
-            .unwrap();
+        ConvexWeights::from_rows(mesh.positions().iter().map(|_| vec![(0u32, 1.0f32)]), 1).unwrap();
     let mut rest = mesh.positions().to_vec();
     rest[5].x = f32::NAN;
     assert_eq!(
@@ -432,7 +463,12 @@ fn contact_error(contacts: &[ContactSample]) -> DeformError {
     let mut state = model.new_state().unwrap();
     let mut dents = Vec::new();
     let e = model
-        .apply_contacts(&mut state, contacts, &mut PlasticWorkspace::new(), &mut dents)
+        .apply_contacts(
+            &mut state,
+            contacts,
+            &mut PlasticWorkspace::new(),
+            &mut dents,
+        )
         .unwrap_err();
     assert!(dents.is_empty() && state.pending_magnitude() == 0.0);
     e
@@ -490,7 +526,10 @@ fn obj_weld_tolerance_nan_is_rejected() {
     assert!(
         matches!(
             e,
-            LoadError::Deform(DeformError::InvalidParameter { name: "weld_tolerance", .. })
+            LoadError::Deform(DeformError::InvalidParameter {
+                name: "weld_tolerance",
+                ..
+            })
         ),
         "{e}"
     );
@@ -516,7 +555,11 @@ fn obj_at_1e30_reports_the_range_not_an_empty_mesh() {
     assert!(
         matches!(
             e,
-            LoadError::Deform(DeformError::PositionOutOfRange { what: "vertex", index: 0, .. })
+            LoadError::Deform(DeformError::PositionOutOfRange {
+                what: "vertex",
+                index: 0,
+                ..
+            })
         ),
         "{e}"
     );

@@ -38,11 +38,11 @@ fn queries_do_not_allocate_after_warm_up() {
         let mut out = Vec::with_capacity(1 << 16);
         // Warm-up: every pose once grows the scratch buffers to their working size.
         for pose in &poses {
-            query.run(&tree, pose, policy, mode, &mut out);
+            query.run(&tree, pose, policy, mode, &mut out).unwrap();
         }
         let before = counting_alloc::allocations();
         for pose in &poses {
-            query.run(&tree, pose, policy, mode, &mut out);
+            query.run(&tree, pose, policy, mode, &mut out).unwrap();
         }
         let after = counting_alloc::allocations();
         assert_eq!(after - before, 0, "{policy:?} {mode:?} allocated");

@@ -2,10 +2,10 @@
 
 use super::build::BnTree;
 use super::{CullingMode, RefitPolicy, SelfCollisionQuery, SelfCollisionStats};
-use crate::geometry::mesh_triangles_collide;
-use crate::error::Result;
 #[cfg(doc)]
 use crate::error::DeformError;
+use crate::error::Result;
+use crate::geometry::mesh_triangles_collide;
 use crate::governor::{Affine, validate_governors, widen_governors};
 use std::time::Instant;
 

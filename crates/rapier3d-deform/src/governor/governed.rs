@@ -157,7 +157,12 @@ pub fn check_governor(governor: usize, g: &Affine) -> Result<()> {
     if !g.is_finite() {
         return Err(DeformError::NonFiniteTransform { governor });
     }
-    let linear = g.linear.abs().to_cols_array().into_iter().fold(0.0f32, f32::max);
+    let linear = g
+        .linear
+        .abs()
+        .to_cols_array()
+        .into_iter()
+        .fold(0.0f32, f32::max);
     if linear > MAX_LINEAR {
         return Err(DeformError::TransformOutOfRange {
             governor,

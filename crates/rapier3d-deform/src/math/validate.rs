@@ -22,9 +22,12 @@ pub fn validate_positions(what: &'static str, positions: &[Vec3]) -> Result<()> 
             return Err(DeformError::PositionOutOfRange {
                 what,
                 index,
-                value: p.to_array().into_iter().fold(0.0, |a: f32, x| {
-                    if x.abs() > a.abs() { x } else { a }
-                }),
+                value: p.to_array().into_iter().fold(
+                    0.0,
+                    |a: f32, x| {
+                        if x.abs() > a.abs() { x } else { a }
+                    },
+                ),
                 max: MAX_COORDINATE,
             });
         }

@@ -7,8 +7,8 @@ use super::params::PlasticityParams;
 use super::projection::project_onto_examples;
 use crate::deformation::ExampleBlend;
 use crate::error::{DeformError, Result};
-use crate::limits::MAX_COORDINATE;
 use crate::governor::GovernedDeformation;
+use crate::limits::MAX_COORDINATE;
 use crate::math::Vec3;
 use crate::mesh::TriangleMesh;
 
