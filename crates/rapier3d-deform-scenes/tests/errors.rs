@@ -5,3 +5,6 @@ mod foundation;
 
 #[path = "errors/regressions.rs"]
 mod regressions;
+
+#[path = "errors/api_fuzz.rs"]
+mod api_fuzz;

@@ -262,6 +262,16 @@ pub enum DeformError {
         /// The limit.
         max: f32,
     },
+    /// A mesh's bounding-box diagonal is below [`crate::limits::MIN_MESH_EXTENT`].
+    #[error(
+        "mesh is {extent} across, less than the smallest supported {min} (see rapier3d_deform::limits)"
+    )]
+    MeshTooSmall {
+        /// The bounding-box diagonal.
+        extent: f32,
+        /// The limit.
+        min: f32,
+    },
     /// A governor transform's linear part or translation is beyond
     /// [`crate::limits::MAX_LINEAR`] or [`crate::limits::MAX_COORDINATE`].
     #[error(

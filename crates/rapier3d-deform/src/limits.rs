@@ -2,12 +2,14 @@
 //!
 //! Each limit keeps the crate's arithmetic finite in `f32` or bounds an allocation by a size the
 //! caller can see. A value beyond a limit is rejected with [`DeformError::LimitExceeded`] (counts)
-//! or [`DeformError::PositionOutOfRange`] / [`DeformError::TransformOutOfRange`] (magnitudes),
+//! or [`DeformError::PositionOutOfRange`] / [`DeformError::TransformOutOfRange`] /
+//! [`DeformError::MeshTooSmall`] (magnitudes),
 //! naming the field and, where there is one, the index.
 //!
 //! | limit | value | why |
 //! |---|---|---|
 //! | [`MAX_COORDINATE`] | 1e7 | squared lengths, areas and ball inertias of meshes this large stay finite in `f32` (a radius of 1e7 has `r⁵ ≈ 1e35`) |
+//! | [`MIN_MESH_EXTENT`] | 1e-6 | the volume and inertia of a mesh's bounding box stay normal `f32` numbers (a mesh 1e-20 across would weigh exactly 0) |
 //! | [`MAX_LINEAR`] | 1e4 | a governor's linear part (scale, shear): the deformed position `A p₀ + t` of a rest point within [`MAX_COORDINATE`] stays below 1e12, so products of two such coordinates stay finite |
 //! | [`MAX_GOVERNORS`] | 2²⁴ | governor indices fit in `u32` with room; per-governor buffers stay below 1 GiB |
 //! | [`MAX_INFLUENCES`] | 256 | influences of one vertex (glTF uses 4 per `JOINTS_n` set) |
@@ -18,6 +20,8 @@ use crate::error::{DeformError, Result};
 
 /// Largest absolute coordinate of a position, a translation, a contact point or a radius.
 pub const MAX_COORDINATE: f32 = 1e7;
+/// Smallest bounding-box diagonal of a mesh.
+pub const MIN_MESH_EXTENT: f32 = 1e-6;
 /// Largest absolute entry of a governor's linear part.
 pub const MAX_LINEAR: f32 = 1e4;
 /// Largest number of governors of one deformation.

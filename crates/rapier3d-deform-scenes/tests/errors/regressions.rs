@@ -12,7 +12,7 @@ use rapier3d_deform::bn_tree::{BnTree, CullingMode, RefitPolicy, SelfCollisionQu
 use rapier3d_deform::deformation::LinearBlendSkinning;
 use rapier3d_deform::governor::{Affine, ConvexWeights, GovernedDeformation};
 use rapier3d_deform::io::{LoadError, LoadOptions, load_obj_slice};
-use rapier3d_deform::limits::{MAX_COORDINATE, MAX_GOVERNORS};
+use rapier3d_deform::limits::{MAX_COORDINATE, MAX_GOVERNORS, MIN_MESH_EXTENT};
 use rapier3d_deform::math::{Mat3, Vec3};
 use rapier3d_deform::mesh::TriangleMesh;
 use rapier3d_deform::plasticity::{
@@ -241,10 +241,8 @@ fn right_triangles_with_huge_legs_get_the_range_error_not_degenerate() {
             "legs {legs}: {e}"
         );
     }
-    // At every scale within the limit, a right triangle is valid (the area test is in f64;
-    // areas below f32::MIN_POSITIVE, which the f32 geometry downstream cannot represent, are
-    // degenerate).
-    for legs in [1e-15f32, 1e-6, 1.0, 1e6, MAX_COORDINATE] {
+    // At every scale within the limits, a right triangle is valid (the area test is in f64).
+    for legs in [MIN_MESH_EXTENT, 1e-3, 1.0, 1e6, MAX_COORDINATE] {
         let p = vec![
             Vec3::ZERO,
             Vec3::new(legs, 0.0, 0.0),
@@ -563,4 +561,11 @@ fn obj_at_1e30_reports_the_range_not_an_empty_mesh() {
         ),
         "{e}"
     );
+}
+
+#[test]
+fn a_cube_1e_20_across_is_too_small_not_a_massless_proxy() {
+    let (p, t) = cube();
+    let e = TriangleMesh::new(p.iter().map(|x| *x * 1e-20).collect(), t).unwrap_err();
+    assert!(matches!(e, DeformError::MeshTooSmall { .. }), "{e}");
 }

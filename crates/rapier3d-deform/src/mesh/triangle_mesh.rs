@@ -1,7 +1,7 @@
 //! A validated indexed triangle mesh (positions + triangles) with the helpers every module shares.
 
 use crate::error::{DeformError, Result};
-use crate::limits::{MAX_TRIANGLES, MAX_VERTICES, check_count};
+use crate::limits::{MAX_TRIANGLES, MAX_VERTICES, MIN_MESH_EXTENT, check_count};
 use crate::math::Vec3;
 
 /// An indexed triangle mesh whose indices are in range, whose positions are finite and whose
@@ -23,6 +23,8 @@ impl TriangleMesh {
     /// [`MAX_VERTICES`] vertices or [`MAX_TRIANGLES`] triangles),
     /// [`DeformError::VertexIndexOutOfRange`], [`DeformError::NonFinitePosition`],
     /// [`DeformError::PositionOutOfRange`] (beyond [`crate::limits::MAX_COORDINATE`]),
+    /// [`DeformError::MeshTooSmall`] (a bounding-box diagonal below
+    /// [`crate::limits::MIN_MESH_EXTENT`]),
     /// [`DeformError::DegenerateTriangle`] (a repeated index or an area below `1e-12` times the
     /// squared bounding-box diagonal, computed in `f64` so that the test holds at every scale).
     ///
@@ -39,6 +41,13 @@ impl TriangleMesh {
         check_count("triangles", triangles.len(), MAX_TRIANGLES)?;
         crate::math::validate_positions("vertex", &positions)?;
         let diag2 = squared_diagonal(&positions);
+        let extent = diag2.sqrt() as f32;
+        if extent < MIN_MESH_EXTENT {
+            return Err(DeformError::MeshTooSmall {
+                extent,
+                min: MIN_MESH_EXTENT,
+            });
+        }
         for (t, tri) in triangles.iter().enumerate() {
             for &index in tri {
                 if index as usize >= positions.len() {
@@ -122,7 +131,8 @@ impl TriangleMesh {
     /// Rejects deformed positions that do not have one entry per vertex or are not finite.
     ///
     /// # Errors
-    /// [`DeformError::LengthMismatch`] or [`DeformError::NonFinitePosition`].
+    /// [`DeformError::LengthMismatch`], [`DeformError::NonFinitePosition`] or
+    /// [`DeformError::PositionOutOfRange`].
     ///
     /// # Performance
     /// O(vertices).
@@ -139,11 +149,11 @@ impl TriangleMesh {
 
     /// Rejects an example set (`examples[e][v]`: vertex `v` in example pose `e`) that does not
     /// match the mesh: no example, an example without one position per vertex, or a non-finite
-    /// position.
+    /// or out-of-range position.
     ///
     /// # Errors
     /// [`DeformError::Empty`] (`what = "examples"`), [`DeformError::ExampleVertexCount`],
-    /// [`DeformError::NonFiniteExamplePosition`].
+    /// [`DeformError::NonFiniteExamplePosition`], [`DeformError::PositionOutOfRange`].
     ///
     /// # Performance
     /// O(examples · vertices).
@@ -162,6 +172,7 @@ impl TriangleMesh {
             if let Some(vertex) = pose.iter().position(|p| !p.is_finite()) {
                 return Err(DeformError::NonFiniteExamplePosition { example, vertex });
             }
+            crate::math::validate_positions("example vertex", pose)?;
         }
         Ok(())
     }

@@ -331,13 +331,24 @@ fn union_mass_properties(centres: &[Vec3], radii: &[f32], resolution: usize) -> 
         maxs = maxs.max(*c + Vec3::splat(*r));
     }
     let h = (maxs - mins).max_element() / resolution as f32;
-    if h <= 0.0 {
-        return MassProperties::default();
-    }
+    // Cell centres cannot resolve cells narrower than a few ulps of the coordinates.
+    let ulp = mins.abs().max(maxs.abs()).max_element() * f32::EPSILON;
+    let h = if h > 64.0 * ulp { h } else { f32::INFINITY };
     let cells = (maxs - mins) / h;
     let dims = [0, 1, 2].map(|a| (cells[a].ceil() as usize).max(1));
+    let dims = if h.is_finite() { dims } else { [0; 3] };
     let mut inside = vec![false; dims[0] * dims[1] * dims[2]];
+    // Balls narrower than two cells would be missed or badly sampled by the cell centres (two
+    // small balls far apart would weigh nothing): they count exactly, overlaps ignored. With
+    // no usable grid (`h` infinite: all balls tiny against their coordinates' ulps) every ball
+    // counts that way.
+    let mut small = MassProperties::default();
     for (c, r) in centres.iter().zip(radii) {
+        if *r < SMALL_BALL_CELLS * h {
+            let ball = MassProperties::from_ball(1.0, *r);
+            small += MassProperties::new(*c, ball.mass(), ball.principal_inertia());
+            continue;
+        }
         let lo = ((*c - Vec3::splat(*r) - mins) / h).floor().max(Vec3::ZERO);
         let hi = ((*c + Vec3::splat(*r) - mins) / h).ceil();
         for k in lo.z as usize..(hi.z as usize).min(dims[2]) {
@@ -366,7 +377,7 @@ fn union_mass_properties(centres: &[Vec3], radii: &[f32], resolution: usize) -> 
         })
         .collect();
     if points.is_empty() {
-        return MassProperties::default();
+        return small;
     }
     let mass = cell_volume * points.len() as f64;
     let com = points
@@ -388,8 +399,12 @@ fn union_mass_properties(centres: &[Vec3], radii: &[f32], resolution: usize) -> 
         }
     }
     let m = Mat3::from_cols_array_2d(&inertia.map(|row| row.map(|x| x as f32)));
-    MassProperties::with_inertia_matrix(com.as_vec3(), mass as f32, m)
+    MassProperties::with_inertia_matrix(com.as_vec3(), mass as f32, m) + small
 }
+
+/// Balls with a radius below this many sampling cells get exact mass properties instead of
+/// grid samples.
+const SMALL_BALL_CELLS: f32 = 2.0;
 
 impl CompositeShape for SphereProxyShape {
     fn map_part_at(
