@@ -518,6 +518,6 @@ fn a_module_using_a_lower_layer_is_reported_with_its_line() {
     let violations = layer_violations(&dir);
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(violations.len(), 2, "{violations:#?}");
-    assert!(violations[0].starts_with("mesh/mod.rs:5: `mesh` (layer 3) uses `crate::shape`"));
-    assert!(violations[1].starts_with("mesh/mod.rs:6: `mesh` (layer 3) uses `crate::bn_tree`"));
+    assert!(violations[0].starts_with("mesh/mod.rs:5: `mesh` (layer 4) uses `crate::shape`"));
+    assert!(violations[1].starts_with("mesh/mod.rs:6: `mesh` (layer 4) uses `crate::bn_tree`"));
 }
