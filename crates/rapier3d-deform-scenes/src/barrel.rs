@@ -153,8 +153,9 @@ pub fn barrel_mesh(options: &BarrelOptions) -> Result<TriangleMesh> {
     }
     let last = rings.len() - 1;
     for j in 0..m {
-        triangles.push([bottom, ring(0, j + 1), ring(0, j)]);
-        triangles.push([top, ring(last, j), ring(last, j + 1)]);
+        // Each lid fan traverses its rim edge against the wall strip's direction.
+        triangles.push([bottom, ring(0, j), ring(0, j + 1)]);
+        triangles.push([top, ring(last, j + 1), ring(last, j)]);
     }
     orient_outwards(&positions, &mut triangles);
     TriangleMesh::new(positions, triangles)
@@ -278,6 +279,18 @@ mod tests {
     use super::*;
     use rapier3d_deform::proxy::metrics::mesh_volume;
     use rapier3d_deform::proxy::sdf_grid::boundary_edges;
+
+    /// The lid fans used to run against the wall strip (both lids inside out relative to the
+    /// wall), which sphere-proxy building now rejects.
+    #[test]
+    fn barrel_mesh_is_an_oriented_manifold() {
+        for options in [BarrelOptions::COARSE, BarrelOptions::FULL] {
+            barrel_mesh(&options)
+                .unwrap()
+                .check_oriented_manifold()
+                .unwrap();
+        }
+    }
 
     #[test]
     fn barrel_is_closed_and_barrel_sized() {
