@@ -76,7 +76,7 @@ pub enum Knob {
 impl<'a> Arbitrary<'a> for Knob {
     fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
         let tag: u8 = u.arbitrary()?;
-        Ok(if tag % 4 == 0 {
+        Ok(if tag.is_multiple_of(4) {
             Knob::Any(u.arbitrary()?)
         } else {
             Knob::Within(f32::from(u.arbitrary::<u16>()?) / 65536.0)
@@ -101,7 +101,7 @@ pub struct Count(pub usize);
 impl<'a> Arbitrary<'a> for Count {
     fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
         let tag: u8 = u.arbitrary()?;
-        Ok(Count(if tag % 4 == 0 {
+        Ok(Count(if tag.is_multiple_of(4) {
             SPECIAL_COUNTS[u.choose_index(SPECIAL_COUNTS.len())?]
         } else {
             usize::from(tag / 4 % 16)
@@ -277,7 +277,6 @@ impl WeightsInput {
                             let x = (p.x - lo) / span * (m as f32 - 1.0);
                             (0..m as u32)
                                 .map(|g| (g, 1.0 / (1.0 + (x - g as f32).powi(2) * 4.0)))
-                                .map(|(g, w)| (g, w))
                                 .collect::<Vec<_>>()
                         })
                         .map(|row| {

@@ -96,7 +96,9 @@ impl std::fmt::Display for Violation {
 
 macro_rules! ensure {
     ($cond:expr, $($msg:tt)+) => {
-        if !$cond {
+        // `if … else` rather than `if !…`: a NaN comparison must fail the check.
+        if $cond {
+        } else {
             return Err(Violation(format!($($msg)+)));
         }
     };
@@ -416,7 +418,6 @@ fn self_collide_call(
     let options = BnTreeOptions {
         leaf_triangles: leaf_triangles.0,
         governor_cost: governor_cost.0,
-        ..BnTreeOptions::default()
     };
     let Ok(tree) = BnTree::build_with(mesh, mesh.positions(), weights, options) else {
         return Ok(());
