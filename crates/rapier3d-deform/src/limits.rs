@@ -11,10 +11,11 @@
 //! | [`MAX_COORDINATE`] | 1e7 | squared lengths, areas and ball inertias of meshes this large stay finite in `f32` (a radius of 1e7 has `r⁵ ≈ 1e35`) |
 //! | [`MIN_MESH_EXTENT`] | 1e-6 | the volume and inertia of a mesh's bounding box stay normal `f32` numbers (a mesh 1e-20 across would weigh exactly 0) |
 //! | [`MAX_LINEAR`] | 1e4 | a governor's linear part (scale, shear): the deformed position `A p₀ + t` of a rest point within [`MAX_COORDINATE`] stays below 1e12, so products of two such coordinates stay finite |
-//! | [`MAX_GOVERNORS`] | 2²⁴ | governor indices fit in `u32` with room; per-governor buffers stay below 1 GiB |
+//! | [`MAX_GOVERNORS`] | 2²⁰ | per-governor buffers (a patch's bound data is 72 bytes per governor) stay below 100 MiB |
 //! | [`MAX_INFLUENCES`] | 256 | influences of one vertex (glTF uses 4 per `JOINTS_n` set) |
 //! | [`MAX_VERTICES`], [`MAX_TRIANGLES`] | 2²⁸ | indices fit in `u32` with room for the trees' node numbering |
 //! | [`MAX_SPHERES`] | 2¹⁶ | spheres of one sphere-union proxy |
+//! | [`MAX_GRID_POINTS`] | 2²⁵ | points of a signed-distance grid (128 MiB of `f32`) |
 
 use crate::error::{DeformError, Result};
 
@@ -25,7 +26,7 @@ pub const MIN_MESH_EXTENT: f32 = 1e-6;
 /// Largest absolute entry of a governor's linear part.
 pub const MAX_LINEAR: f32 = 1e4;
 /// Largest number of governors of one deformation.
-pub const MAX_GOVERNORS: usize = 1 << 24;
+pub const MAX_GOVERNORS: usize = 1 << 20;
 /// Largest number of influences of one vertex.
 pub const MAX_INFLUENCES: usize = 256;
 /// Largest number of vertices of one mesh.
@@ -34,6 +35,8 @@ pub const MAX_VERTICES: usize = 1 << 28;
 pub const MAX_TRIANGLES: usize = 1 << 28;
 /// Largest number of spheres of one proxy.
 pub const MAX_SPHERES: usize = 1 << 16;
+/// Largest number of points of a signed-distance grid.
+pub const MAX_GRID_POINTS: usize = 1 << 25;
 
 /// Rejects a count above `max`.
 ///

@@ -442,7 +442,8 @@ impl SdfGrid {
     /// Samples the signed distance of `mesh` at rest.
     ///
     /// # Errors
-    /// [`DeformError::InvalidParameter`] for a resolution outside `2..=1024` or a negative or
+    /// [`DeformError::LimitExceeded`] for a grid of more than [`crate::limits::MAX_GRID_POINTS`]
+    /// points; [`DeformError::InvalidParameter`] for a resolution outside `2..=1024` or a negative or
     /// non-finite padding or tolerance; [`DeformError::NonManifoldEdge`] or
     /// [`DeformError::InconsistentOrientation`] (a duplicated or flipped face, see
     /// [`TriangleMesh::check_oriented_manifold`]); [`DeformError::OpenMesh`] when the boundary edges are
@@ -494,6 +495,11 @@ impl SdfGrid {
         let origin = mins - Vec3::splat(pad);
         let extent = maxs - mins + Vec3::splat(2.0 * pad);
         let dims = [0, 1, 2].map(|a| (extent[a] / spacing).ceil() as usize + 1);
+        crate::limits::check_count(
+            "signed-distance grid points",
+            dims[0].saturating_mul(dims[1]).saturating_mul(dims[2]),
+            crate::limits::MAX_GRID_POINTS,
+        )?;
         let tree = MeshDistance::new(mesh, mesh.positions())?;
         let mut grid = Self {
             origin,
