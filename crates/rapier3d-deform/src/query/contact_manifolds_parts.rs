@@ -1,7 +1,5 @@
 //! Contact manifolds of every part-pair family: one manifold per pair of overlapping parts, keyed `(part of shape 1, part of shape 2)`, re-keyed from the incoming manifold list so that warm starts survive workspace resets, points in the colliders' frames.
 
-use std::collections::HashMap;
-
 use rapier3d::math::{Real, Vector};
 use rapier3d::parry::query::{
     ContactManifold, ContactManifoldsWorkspace, DefaultQueryDispatcher, PersistentQueryDispatcher,
@@ -13,7 +11,8 @@ use super::part_tree::{Part, part_pos12};
 
 /// Fills `manifolds` with one manifold per candidate part pair of `pairs` (bounds within
 /// `prediction`), in traversal order. A manifold with the same `(subshape1, subshape2)` in the
-/// incoming list is reused and its points' solver data carried over by feature ids. Points and
+/// incoming list is reused in place ([`ManifoldSlots`]); parry's convex–convex routines then
+/// carry its points' solver data over (by feature ids, or in place for a ball). Points and
 /// normals are written in the colliders' frames (no sub-shape poses), so that Rapier's contact
 /// clustering and the crate's impulse read-back see consistent positions.
 pub(super) fn contact_manifolds<ManifoldData, ContactData>(
@@ -25,18 +24,10 @@ pub(super) fn contact_manifolds<ManifoldData, ContactData>(
     ManifoldData: Default + Clone + Send + Sync,
     ContactData: Default + Copy + Send + Sync,
 {
-    let mut old: HashMap<(u32, u32), ContactManifold<ManifoldData, ContactData>> = manifolds
-        .drain(..)
-        .map(|m| ((m.subshape1, m.subshape2), m))
-        .collect();
     let pos12 = *pairs.pos12();
-    let mut previous = Vec::new();
+    let mut slots = ManifoldSlots::new(manifolds);
     pairs.for_each_pair(prediction, Vector::ZERO, &mut |p1, p2| {
-        let mut manifold = old
-            .remove(&(p1.id, p2.id))
-            .unwrap_or_else(|| ContactManifold::with_data(p1.id, p2.id, ManifoldData::default()));
-        previous.clear();
-        previous.extend_from_slice(&manifold.points);
+        let manifold = slots.next(p1.id, p2.id);
         manifold.mark_shapes_deformed();
         // Back into part 1's frame: parry starts its GJK search from the previous normal.
         if let Some(pose) = p1.pose {
@@ -49,21 +40,83 @@ pub(super) fn contact_manifolds<ManifoldData, ContactData>(
             p1.normals,
             p2.normals,
             prediction,
-            &mut manifold,
+            manifold,
         );
-        to_collider_frames(&mut manifold, p1, p2);
-        manifold.match_contacts(&previous);
-        manifolds.push(manifold);
+        to_collider_frames(manifold, p1, p2);
         true
     });
+    slots.finish();
+    ensure_workspace(workspace);
+}
+
+/// Installs the (empty) [`DeformableContactWorkspace`] unless it is there.
+pub(super) fn ensure_workspace(workspace: &mut Option<ContactManifoldsWorkspace>) {
     if workspace
-        .as_mut()
-        .and_then(|w| w.0.downcast_mut::<DeformableContactWorkspace>())
+        .as_ref()
+        .and_then(|w| w.0.downcast_ref::<DeformableContactWorkspace>())
         .is_none()
     {
         *workspace = Some(ContactManifoldsWorkspace(Box::new(
             DeformableContactWorkspace,
         )));
+    }
+}
+
+/// Re-keys a pair's incoming manifold list in place while a traversal enumerates this step's
+/// part pairs: the `k`-th pair's manifold is swapped into position `k` from wherever it sits
+/// at or after `k` (the incoming list is the previous step's traversal order, so it is almost
+/// always already there), or a fresh one is pushed and swapped in; [`ManifoldSlots::finish`]
+/// drops the manifolds no pair claimed.
+///
+/// This replaces a hash map keyed by sub-shape pairs: no hashing, no manifold moved out of the
+/// list and back, no allocation but the list's own growth (new pairs beyond its capacity).
+///
+/// # Performance
+/// O(1) per pair found where it was; a pair found `j` slots later or missing costs a scan of
+/// O(j) or of the rest of the list (a step where c pairs appear costs at most O(c · n)).
+pub(super) struct ManifoldSlots<'m, ManifoldData, ContactData> {
+    manifolds: &'m mut Vec<ContactManifold<ManifoldData, ContactData>>,
+    next: usize,
+}
+
+impl<'m, ManifoldData: Default, ContactData: Default + Copy> ManifoldSlots<'m, ManifoldData, ContactData> {
+    /// Slots over the incoming list.
+    pub fn new(manifolds: &'m mut Vec<ContactManifold<ManifoldData, ContactData>>) -> Self {
+        Self { manifolds, next: 0 }
+    }
+
+    /// The manifold of the next pair, keyed `(subshape1, subshape2)`: the incoming one of that
+    /// key, or a fresh one.
+    pub fn next(
+        &mut self,
+        subshape1: u32,
+        subshape2: u32,
+    ) -> &mut ContactManifold<ManifoldData, ContactData> {
+        let k = self.next;
+        self.next += 1;
+        let list = &mut *self.manifolds;
+        let found = list[k..]
+            .iter()
+            .position(|m| m.subshape1 == subshape1 && m.subshape2 == subshape2);
+        match found {
+            Some(0) => {}
+            Some(j) => list.swap(k, k + j),
+            None => {
+                list.push(ContactManifold::with_data(
+                    subshape1,
+                    subshape2,
+                    ManifoldData::default(),
+                ));
+                let last = list.len() - 1;
+                list.swap(k, last);
+            }
+        }
+        &mut list[k]
+    }
+
+    /// Drops the incoming manifolds no pair claimed.
+    pub fn finish(self) {
+        self.manifolds.truncate(self.next);
     }
 }
 
