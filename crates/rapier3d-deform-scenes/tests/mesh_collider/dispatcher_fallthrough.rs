@@ -53,7 +53,11 @@ fn balls_on_trimesh(world: &mut PhysicsWorld) {
     }
     ground(world, SharedShape::trimesh(vertices, indices).unwrap());
     for k in 0..12 {
-        let p = Vec3::new((k % 4) as f32 - 1.5, 1.0 + 0.5 * k as f32, (k / 4) as f32 - 1.0);
+        let p = Vec3::new(
+            (k % 4) as f32 - 1.5,
+            1.0 + 0.5 * k as f32,
+            (k / 4) as f32 - 1.0,
+        );
         dynamic(
             world,
             RigidBodyBuilder::dynamic().translation(p),
@@ -66,14 +70,25 @@ fn compounds(world: &mut PhysicsWorld) {
     ground(world, SharedShape::cuboid(20.0, 0.1, 20.0));
     for k in 0..6 {
         let parts = vec![
-            (Pose::from_translation(Vec3::new(-0.4, 0.0, 0.0)), SharedShape::ball(0.3)),
-            (Pose::from_translation(Vec3::new(0.4, 0.0, 0.0)), SharedShape::cuboid(0.3, 0.2, 0.3)),
-            (Pose::from_translation(Vec3::new(0.0, 0.3, 0.0)), SharedShape::capsule_y(0.2, 0.15)),
+            (
+                Pose::from_translation(Vec3::new(-0.4, 0.0, 0.0)),
+                SharedShape::ball(0.3),
+            ),
+            (
+                Pose::from_translation(Vec3::new(0.4, 0.0, 0.0)),
+                SharedShape::cuboid(0.3, 0.2, 0.3),
+            ),
+            (
+                Pose::from_translation(Vec3::new(0.0, 0.3, 0.0)),
+                SharedShape::capsule_y(0.2, 0.15),
+            ),
         ];
         let p = Vec3::new(0.3 * k as f32, 1.0 + 0.9 * k as f32, 0.1 * k as f32);
         dynamic(
             world,
-            RigidBodyBuilder::dynamic().translation(p).angvel(Vec3::new(0.0, 1.0, 0.5)),
+            RigidBodyBuilder::dynamic()
+                .translation(p)
+                .angvel(Vec3::new(0.0, 1.0, 0.5)),
             SharedShape::compound(parts),
         );
     }
@@ -89,7 +104,11 @@ fn balls_on_heightfield(world: &mut PhysicsWorld) {
         SharedShape::heightfield(Array2::new(n, n, heights), Vec3::new(10.0, 1.0, 10.0)),
     );
     for k in 0..10 {
-        let p = Vec3::new((k % 5) as f32 - 2.0, 1.5 + 0.4 * k as f32, (k / 5) as f32 - 0.5);
+        let p = Vec3::new(
+            (k % 5) as f32 - 2.0,
+            1.5 + 0.4 * k as f32,
+            (k / 5) as f32 - 0.5,
+        );
         let shape = if k % 2 == 0 {
             SharedShape::ball(0.35)
         } else {

@@ -174,7 +174,8 @@ fn crash_steps_do_not_allocate_once_contacts_and_dents_have_formed() {
         &options,
     )
     .unwrap();
-    scene.world.narrow_phase = NarrowPhase::with_query_dispatcher(Counted.chain(DefaultQueryDispatcher));
+    scene.world.narrow_phase =
+        NarrowPhase::with_query_dispatcher(Counted.chain(DefaultQueryDispatcher));
     let cars = scene.cars.clone();
     let (mut dispatcher_allocs, mut pipeline_allocs, mut mass_writes) = (0, 0isize, 0);
     let mut rapier_mass_allocs = 0;
@@ -204,7 +205,10 @@ fn crash_steps_do_not_allocate_once_contacts_and_dents_have_formed() {
     }
     assert!(last_dent > 0.05, "the cars did not dent: {last_dent} m");
     assert!(dent_steps >= 3, "dented in only {dent_steps} steps");
-    assert!(HANDLED.with(Cell::get) > 0, "the dispatcher handled no pair");
+    assert!(
+        HANDLED.with(Cell::get) > 0,
+        "the dispatcher handled no pair"
+    );
     assert!(mass_writes > 0, "no mass write after the crash");
     assert_eq!(
         dispatcher_allocs, 0,

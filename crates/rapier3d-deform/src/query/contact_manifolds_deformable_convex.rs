@@ -66,13 +66,7 @@ pub(super) fn contact_manifolds<ManifoldData, ContactData>(
             )
         } else {
             DefaultQueryDispatcher.contact_manifold_convex_convex(
-                pos12,
-                tri,
-                pair.other,
-                None,
-                None,
-                prediction,
-                manifold,
+                pos12, tri, pair.other, None, None, prediction, manifold,
             )
         };
     });

@@ -79,7 +79,9 @@ pub(super) struct ManifoldSlots<'m, ManifoldData, ContactData> {
     next: usize,
 }
 
-impl<'m, ManifoldData: Default, ContactData: Default + Copy> ManifoldSlots<'m, ManifoldData, ContactData> {
+impl<'m, ManifoldData: Default, ContactData: Default + Copy>
+    ManifoldSlots<'m, ManifoldData, ContactData>
+{
     /// Slots over the incoming list.
     pub fn new(manifolds: &'m mut Vec<ContactManifold<ManifoldData, ContactData>>) -> Self {
         Self { manifolds, next: 0 }
