@@ -64,19 +64,40 @@ pub(super) fn ensure_workspace(workspace: &mut Option<ContactManifoldsWorkspace>
 
 /// Re-keys a pair's incoming manifold list in place while a traversal enumerates this step's
 /// part pairs: the `k`-th pair's manifold is swapped into position `k` from wherever it sits
-/// at or after `k` (the incoming list is the previous step's traversal order, so it is almost
-/// always already there), or a fresh one is pushed and swapped in; [`ManifoldSlots::finish`]
-/// drops the manifolds no pair claimed.
+/// at or after `k`, or a fresh one is pushed and swapped in; [`ManifoldSlots::finish`] drops the
+/// manifolds no pair claimed.
+///
+/// The incoming list is the previous step's traversal order, so the manifold is almost always
+/// at `k` already, or a few slots later when pairs ended (the stale manifolds bubble along).
+/// When it is not in that window (pairs appeared, or the order changed), a sorted index of the
+/// remaining keys and their positions is built once for the call (in a per-thread buffer) and
+/// kept up to date through the swaps, so a pair costs O(log n) instead of a scan.
 ///
 /// This replaces a hash map keyed by sub-shape pairs: no hashing, no manifold moved out of the
-/// list and back, no allocation but the list's own growth (new pairs beyond its capacity).
+/// list and back, no allocation once the list and the index buffer have grown.
 ///
 /// # Performance
-/// O(1) per pair found where it was; a pair found `j` slots later or missing costs a scan of
-/// O(j) or of the rest of the list (a step where c pairs appear costs at most O(c · n)).
+/// O(1) per pair found within a few slots of where it was; O(n log n) once per call in which
+/// some pair is not (the index), then O(log n) per pair.
 pub(super) struct ManifoldSlots<'m, ManifoldData, ContactData> {
     manifolds: &'m mut Vec<ContactManifold<ManifoldData, ContactData>>,
     next: usize,
+    /// `(key, position)` of the manifolds at or after the position where it was built, sorted by
+    /// key; positions follow the swaps. Empty until a pair is not found near its slot.
+    index: Vec<(u64, u32)>,
+    indexed: bool,
+}
+
+/// How far past its slot a manifold is looked for before the index is built.
+const WINDOW: usize = 4;
+
+thread_local! {
+    /// The index buffer of [`ManifoldSlots`], reused across calls on a thread.
+    static INDEX: std::cell::Cell<Vec<(u64, u32)>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+fn key_of<M, C>(m: &ContactManifold<M, C>) -> u64 {
+    (u64::from(m.subshape1) << 32) | u64::from(m.subshape2)
 }
 
 impl<'m, ManifoldData: Default, ContactData: Default + Copy>
@@ -84,11 +105,16 @@ impl<'m, ManifoldData: Default, ContactData: Default + Copy>
 {
     /// Slots over the incoming list.
     pub fn new(manifolds: &'m mut Vec<ContactManifold<ManifoldData, ContactData>>) -> Self {
-        Self { manifolds, next: 0 }
+        Self {
+            manifolds,
+            next: 0,
+            index: Vec::new(),
+            indexed: false,
+        }
     }
 
     /// The manifold of the next pair, keyed `(subshape1, subshape2)`: the incoming one of that
-    /// key, or a fresh one.
+    /// key, or a fresh one. Each key is asked for at most once per call.
     pub fn next(
         &mut self,
         subshape1: u32,
@@ -96,29 +122,79 @@ impl<'m, ManifoldData: Default, ContactData: Default + Copy>
     ) -> &mut ContactManifold<ManifoldData, ContactData> {
         let k = self.next;
         self.next += 1;
-        let list = &mut *self.manifolds;
-        let found = list[k..]
+        let want = (u64::from(subshape1) << 32) | u64::from(subshape2);
+        let len = self.manifolds.len();
+        let near = self.manifolds[k.min(len)..len.min(k + WINDOW)]
             .iter()
-            .position(|m| m.subshape1 == subshape1 && m.subshape2 == subshape2);
+            .position(|m| key_of(m) == want);
+        let found = match near {
+            Some(j) => Some(k + j),
+            None if k < len => self.lookup(k, want),
+            None => None,
+        };
         match found {
-            Some(0) => {}
-            Some(j) => list.swap(k, k + j),
+            Some(j) => self.swap_tracked(k, j),
             None => {
-                list.push(ContactManifold::with_data(
+                self.manifolds.push(ContactManifold::with_data(
                     subshape1,
                     subshape2,
                     ManifoldData::default(),
                 ));
-                let last = list.len() - 1;
-                list.swap(k, last);
+                let last = self.manifolds.len() - 1;
+                self.swap_tracked(k, last);
             }
         }
-        &mut list[k]
+        &mut self.manifolds[k]
+    }
+
+    /// The position (at or after `k`) of the incoming manifold of key `want`, through the index
+    /// (built on first use from the manifolds at or after `k`).
+    fn lookup(&mut self, k: usize, want: u64) -> Option<usize> {
+        if !self.indexed {
+            self.indexed = true;
+            self.index = INDEX.with(std::cell::Cell::take);
+            self.index.clear();
+            self.index.extend(
+                self.manifolds[k..]
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| (key_of(m), (k + i) as u32)),
+            );
+            self.index.sort_unstable();
+        }
+        let i = self.index.binary_search_by_key(&want, |e| e.0).ok()?;
+        let pos = self.index[i].1 as usize;
+        (pos >= k).then_some(pos)
+    }
+
+    /// Swaps two slots, keeping the index's positions right.
+    fn swap_tracked(&mut self, a: usize, b: usize) {
+        if a == b {
+            return;
+        }
+        self.manifolds.swap(a, b);
+        if self.indexed {
+            for pos in [a, b] {
+                let key = key_of(&self.manifolds[pos]);
+                if let Ok(i) = self.index.binary_search_by_key(&key, |e| e.0) {
+                    self.index[i].1 = pos as u32;
+                }
+            }
+        }
     }
 
     /// Drops the incoming manifolds no pair claimed.
     pub fn finish(self) {
         self.manifolds.truncate(self.next);
+    }
+}
+
+impl<ManifoldData, ContactData> Drop for ManifoldSlots<'_, ManifoldData, ContactData> {
+    fn drop(&mut self) {
+        if self.indexed {
+            let index = std::mem::take(&mut self.index);
+            INDEX.with(|b| b.set(index));
+        }
     }
 }
 
@@ -138,6 +214,73 @@ fn to_collider_frames<ManifoldData, ContactData: Copy>(
         manifold.local_n2 = pose.rotation * manifold.local_n2;
         for p in &mut manifold.points {
             p.local_p2 = pose * p.local_p2;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deterministic xorshift for the random key sequences.
+    fn next(state: &mut u64) -> u64 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        *state
+    }
+
+    #[test]
+    fn slots_reuse_each_incoming_manifold_of_a_key_in_any_order_and_drop_the_rest() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..500 {
+            // Old list: distinct keys in random order, data = a marker derived from the key.
+            let key = |k: u64| ((k % 7) as u32, (k / 7 % 9) as u32);
+            let mut old_keys: Vec<u64> = (0..63).filter(|_| next(&mut state) % 2 == 0).collect();
+            for i in (1..old_keys.len()).rev() {
+                old_keys.swap(i, next(&mut state) as usize % (i + 1));
+            }
+            let mut list: Vec<ContactManifold<u64, ()>> = old_keys
+                .iter()
+                .map(|&k| ContactManifold::with_data(key(k).0, key(k).1, 1000 + k))
+                .collect();
+            // New sequence: mostly the old order with some keys dropped and some added.
+            let mut new_keys: Vec<u64> = old_keys
+                .iter()
+                .copied()
+                .filter(|_| next(&mut state) % 5 != 0)
+                .collect();
+            for k in 0..63u64 {
+                if !old_keys.contains(&k) && next(&mut state) % 6 == 0 {
+                    let at = next(&mut state) as usize % (new_keys.len() + 1);
+                    new_keys.insert(at, k);
+                }
+            }
+            // Now and then a new order altogether.
+            if next(&mut state) % 3 == 0 {
+                for i in (1..new_keys.len()).rev() {
+                    new_keys.swap(i, next(&mut state) as usize % (i + 1));
+                }
+            }
+            let mut slots = ManifoldSlots::new(&mut list);
+            for &k in &new_keys {
+                let (s1, s2) = key(k);
+                let m = slots.next(s1, s2);
+                assert_eq!((m.subshape1, m.subshape2), (s1, s2));
+            }
+            slots.finish();
+            let got: Vec<(u32, u32, u64)> = list
+                .iter()
+                .map(|m| (m.subshape1, m.subshape2, m.data))
+                .collect();
+            let expected: Vec<(u32, u32, u64)> = new_keys
+                .iter()
+                .map(|&k| {
+                    let data = if old_keys.contains(&k) { 1000 + k } else { 0 };
+                    (key(k).0, key(k).1, data)
+                })
+                .collect();
+            assert_eq!(got, expected);
         }
     }
 }

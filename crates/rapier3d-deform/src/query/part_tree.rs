@@ -420,9 +420,10 @@ impl NestedTrees<'_> {
     /// O(log n_outer + k_outer · (log n_inner + k_inner)) box tests for k overlapping leaves, no
     /// allocation.
     pub fn for_each_pair(&self, margin: Real, f: &mut PairVisitor<'_>) -> bool {
-        let inner_box = match self.inner {
-            Tree::Composite(c) => c.bvh().root_aabb().transform_by(&self.pos_oi),
-            Tree::Single(s) => s.compute_aabb(&self.pos_oi),
+        // The inner root box in the outer frame, and (a single shape) in its own frame.
+        let (inner_box, inner_local) = match self.inner {
+            Tree::Composite(c) => (c.bvh().root_aabb().transform_by(&self.pos_oi), None),
+            Tree::Single(s) => (s.compute_aabb(&self.pos_oi), Some(s.compute_local_aabb())),
             // A mesh is always the reference of a dual traversal, never nested.
             Tree::Mesh(_) => return true,
         };
@@ -461,7 +462,7 @@ impl NestedTrees<'_> {
                             shape: s,
                             pose: None,
                             normals: None,
-                            aabb: inner_box,
+                            aabb: inner_local.unwrap_or(inner_box),
                         },
                     ),
                     Tree::Mesh(_) => true,
