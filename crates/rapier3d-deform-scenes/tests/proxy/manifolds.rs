@@ -50,9 +50,12 @@ fn trimesh(r: &mut ChaCha8Rng) -> SharedShape {
 
 type Manifolds = Vec<ContactManifold<u32, ()>>;
 
+/// A non-empty manifold: part pair and its points (point 1, point 2, depth).
+type PairContacts = (u32, u32, Vec<(Vec3, Vec3, f32)>);
+
 /// The non-empty manifolds as (subshape1, subshape2, [(point 1, point 2, dist)]) with points in
 /// the colliders' frames (parry's sub-shape poses applied).
-fn contacts(manifolds: &Manifolds) -> Vec<(u32, u32, Vec<(Vec3, Vec3, f32)>)> {
+fn contacts(manifolds: &Manifolds) -> Vec<PairContacts> {
     let mut out: Vec<_> = manifolds
         .iter()
         .filter(|m| !m.points.is_empty())
@@ -91,8 +94,7 @@ fn check(
         .contact_manifolds(pose, p1, p2, prediction, &mut theirs, &mut ws2)
         .unwrap();
     let (a, b) = (contacts(&ours), contacts(&theirs));
-    let keys =
-        |c: &[(u32, u32, Vec<(Vec3, Vec3, f32)>)]| c.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>();
+    let keys = |c: &[PairContacts]| c.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>();
     assert_eq!(keys(&a), keys(&b), "{name}: part pairs in contact differ");
     for (x, y) in a.iter().zip(&b) {
         assert_eq!(

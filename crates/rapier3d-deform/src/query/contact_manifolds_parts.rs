@@ -236,7 +236,9 @@ mod tests {
         for _ in 0..500 {
             // Old list: distinct keys in random order, data = a marker derived from the key.
             let key = |k: u64| ((k % 7) as u32, (k / 7 % 9) as u32);
-            let mut old_keys: Vec<u64> = (0..63).filter(|_| next(&mut state) % 2 == 0).collect();
+            let mut old_keys: Vec<u64> = (0..63)
+                .filter(|_| next(&mut state).is_multiple_of(2))
+                .collect();
             for i in (1..old_keys.len()).rev() {
                 old_keys.swap(i, next(&mut state) as usize % (i + 1));
             }
@@ -248,16 +250,16 @@ mod tests {
             let mut new_keys: Vec<u64> = old_keys
                 .iter()
                 .copied()
-                .filter(|_| next(&mut state) % 5 != 0)
+                .filter(|_| !next(&mut state).is_multiple_of(5))
                 .collect();
             for k in 0..63u64 {
-                if !old_keys.contains(&k) && next(&mut state) % 6 == 0 {
+                if !old_keys.contains(&k) && next(&mut state).is_multiple_of(6) {
                     let at = next(&mut state) as usize % (new_keys.len() + 1);
                     new_keys.insert(at, k);
                 }
             }
             // Now and then a new order altogether.
-            if next(&mut state) % 3 == 0 {
+            if next(&mut state).is_multiple_of(3) {
                 for i in (1..new_keys.len()).rev() {
                     new_keys.swap(i, next(&mut state) as usize % (i + 1));
                 }

@@ -95,8 +95,9 @@ use part_pairs::AnyPairs;
 /// shape-type reads. A handled query costs the traversal of the pair's trees (O(log T + k)
 /// node pairs for k overlapping part pairs; a mesh node is refit at most once per epoch, in
 /// O(m)) plus one parry convex–convex query per overlapping part pair. Contact manifolds are
-/// re-keyed in place from the incoming list (O(1) per manifold found where it was last step),
-/// with no allocation once the list has grown to its largest size.
+/// re-keyed in place from the incoming list (O(1) per manifold found near where it was last
+/// step, O(log n) through a per-call index otherwise), with no allocation once the list has
+/// grown to its largest size.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DeformDispatcher;
 
