@@ -1,4 +1,4 @@
-//! No allocation after warm-up in the per-step work (BN-Tree queries, posing mesh colliders, self-collision updates), counted by this binary's own global allocator (per thread, see `counting_alloc`).
+//! No allocation after warm-up in the per-step work (BN-Tree queries, posing mesh colliders, self-collision updates, posing a glTF-rigged collider from clips, the crate's share of a crash step), counted by this binary's own global allocator (per thread, see `counting_alloc`).
 
 #[path = "no_alloc/bn_tree.rs"]
 mod bn_tree;
@@ -7,3 +7,7 @@ mod common;
 mod counting_alloc;
 #[path = "no_alloc/pipeline.rs"]
 mod pipeline;
+#[path = "no_alloc/plastic.rs"]
+mod plastic;
+#[path = "no_alloc/skinned.rs"]
+mod skinned;

@@ -848,6 +848,11 @@ fn report_outcome(
         "the same with shape_mut() (Rapier's SHAPE flag) every step, nothing changed",
     );
     report.metric(
+        named("step_cost_vs_frozen", suffix),
+        ms(Route::BnTree) / ms(Route::Frozen),
+        "bntree / frozen: a posed BN-Tree collider's step over the same collider frozen in its first pose (target ≤ 1.2)",
+    );
+    report.metric(
         named("shape_flag_ms_per_step", suffix),
         ms(Route::FrozenFlag) - ms(Route::Frozen),
         "what the SHAPE flag costs per step (frozen_flag − frozen)",

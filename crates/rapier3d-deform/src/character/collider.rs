@@ -14,7 +14,7 @@ use crate::bn_tree::{
 use crate::deformation::LinearBlendSkinning;
 use crate::error::{DeformError, Result};
 use crate::governor::{Affine, GovernedDeformation};
-use crate::io::{AnimationClip, GltfAsset, Skeleton};
+use crate::io::{AnimationClip, GltfAsset, Skeleton, SkeletonScratch};
 use crate::math::{Mat3, Vec3};
 use crate::mesh::TriangleMesh;
 use crate::shape::DeformableMeshShape;
@@ -24,6 +24,9 @@ use crate::shape::DeformableMeshShape;
 struct Rig {
     skeleton: Skeleton,
     clips: Vec<AnimationClip>,
+    /// Buffers of the clip posing (`Skeleton::world_transforms_into`): no allocation per pose.
+    scratch: SkeletonScratch,
+    clip_bones: Vec<Affine>,
 }
 
 /// The self-collision state of one collider: one reusable BN-Tree query and its last result.
@@ -130,6 +133,8 @@ impl SkinnedColliderBuilder {
         builder.rig = Some(Rig {
             skeleton: asset.skeleton.clone(),
             clips: asset.clips.clone(),
+            scratch: SkeletonScratch::default(),
+            clip_bones: Vec::new(),
         });
         Ok(builder)
     }
@@ -401,7 +406,7 @@ impl SkinnedCollider {
                 reason: "must be finite",
             });
         }
-        let rig = self.rig.as_ref().ok_or(DeformError::NotAvailable {
+        let rig = self.rig.as_mut().ok_or(DeformError::NotAvailable {
             what: "SkinnedCollider::pose_clip",
             reason: "the collider was not built from a glTF rig (SkinnedColliderBuilder::from_gltf)",
         })?;
@@ -414,8 +419,14 @@ impl SkinnedCollider {
             ClipTime::Loop => clip.looped_time(t),
             ClipTime::Clamp => t.clamp(0.0, clip.duration()),
         };
-        let bones = rig.skeleton.world_transforms(clip, t);
-        self.pose_bones(colliders, &bones)
+        let mut bones = std::mem::take(&mut rig.clip_bones);
+        rig.skeleton
+            .world_transforms_into(clip, t, &mut rig.scratch, &mut bones);
+        let result = self.pose_bones(colliders, &bones);
+        if let Some(rig) = self.rig.as_mut() {
+            rig.clip_bones = bones;
+        }
+        result
     }
 
     /// Poses the collider in the rest pose of its glTF skeleton (the nodes' own transforms), or

@@ -67,6 +67,15 @@ impl Default for Trs {
     }
 }
 
+/// Reusable buffers of [`Skeleton::world_transforms_into`] (animated local transforms and
+/// world matrices of every node).
+#[derive(Clone, Debug, Default)]
+pub struct SkeletonScratch {
+    trs: Vec<Trs>,
+    animated: Vec<bool>,
+    world: Vec<DMat4>,
+}
+
 /// A node's rest (non-animated) local transform as stored in the file.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
@@ -303,17 +312,45 @@ impl Skeleton {
     }
 
     fn world_f64(&self, clip: Option<&AnimationClip>, t: f32) -> Vec<DMat4> {
-        let locals = self.local_transforms(clip, t);
-        let mut world = vec![DMat4::IDENTITY; locals.len()];
+        let mut scratch = SkeletonScratch::default();
+        self.world_f64_into(clip, t, &mut scratch);
+        scratch.world
+    }
+
+    /// The world matrix of every node into `scratch.world` (the locals of `local_transforms`).
+    fn world_f64_into(&self, clip: Option<&AnimationClip>, t: f32, scratch: &mut SkeletonScratch) {
+        let n = self.rest.len();
+        let SkeletonScratch {
+            trs,
+            animated,
+            world,
+        } = scratch;
+        animated.clear();
+        animated.resize(n, false);
+        if let Some(clip) = clip {
+            for c in clip.channels() {
+                if let Some(a) = animated.get_mut(c.node) {
+                    *a = true;
+                }
+            }
+            trs.clear();
+            trs.extend(self.rest.iter().map(NodeTransform::to_trs));
+            clip.apply(t, trs);
+        }
+        world.clear();
+        world.resize(n, DMat4::IDENTITY);
         for &v in &self.order {
             let v = v as usize;
-            let local = locals[v].matrix_f64();
+            let local = if animated[v] {
+                trs[v].matrix_f64()
+            } else {
+                self.rest[v].matrix_f64()
+            };
             world[v] = match self.parents[v] {
                 Some(p) => world[p as usize] * local,
                 None => local,
             };
         }
-        world
     }
 
     /// The world transform of every node at time `t` of `clip` (`None`: rest pose).
@@ -344,6 +381,27 @@ impl Skeleton {
     /// O(nodes).
     pub fn rest_world_transforms(&self) -> Vec<Affine> {
         self.joint_world(None, 0.0)
+    }
+
+    /// [`Self::world_transforms`] written into `out` (cleared first), with the intermediate
+    /// buffers kept in `scratch`: no allocation once both have grown to the skeleton's size.
+    ///
+    /// # Performance
+    /// O(nodes + channels · log keyframes).
+    pub fn world_transforms_into(
+        &self,
+        clip: &AnimationClip,
+        t: f32,
+        scratch: &mut SkeletonScratch,
+        out: &mut Vec<Affine>,
+    ) {
+        self.world_f64_into(Some(clip), t, scratch);
+        out.clear();
+        out.extend(
+            self.joints
+                .iter()
+                .map(|&j| affine_from_dmat4(&scratch.world[j as usize])),
+        );
     }
 
     fn joint_world(&self, clip: Option<&AnimationClip>, t: f32) -> Vec<Affine> {

@@ -50,6 +50,6 @@ mod weld;
 pub use error::LoadError;
 pub use gltf_animation::{AnimationClip, Channel, Interpolation, Property, Sampler};
 pub use gltf_load::{GltfAsset, MeshSpace, RenderMesh, load_gltf, load_gltf_slice};
-pub use gltf_skin::{NodeTransform, Skeleton, Trs};
+pub use gltf_skin::{NodeTransform, Skeleton, SkeletonScratch, Trs};
 pub use obj::{ObjAsset, load_obj, load_obj_slice};
 pub use report::{LoadOptions, LoadReport};

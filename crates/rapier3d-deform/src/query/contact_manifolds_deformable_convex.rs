@@ -8,6 +8,7 @@ use rapier3d::parry::query::{
 };
 
 use super::MeshPair;
+use super::contact_manifolds_parts::{ManifoldSlots, ensure_workspace};
 
 /// The narrow-phase workspace of a (deformable mesh, convex) pair. It holds nothing (manifolds
 /// are re-keyed from the incoming manifold list); its presence tells Rapier that the pair's
@@ -28,12 +29,11 @@ impl WorkspaceData for DeformableContactWorkspace {
 
 /// Fills `manifolds` with one manifold per triangle whose box overlaps the other shape's box
 /// loosened by `prediction`, keyed `(triangle, 0)` (`(0, triangle)` when the mesh is the second
-/// shape). A manifold of the same key in the incoming list is reused (parry's per-triangle
-/// routines then carry its points' solver data over by feature ids, as for a `TriMesh`). Points
-/// are in the colliders' frames.
+/// shape), in the tree's depth-first order. A manifold of the same key in the incoming list is
+/// reused in place (`ManifoldSlots`: parry's per-triangle routines then carry its points'
+/// solver data over by feature ids, as for a `TriMesh`). Points are in the colliders' frames.
 ///
-/// The incoming list is sorted by key and searched by bisection: one allocation per call (the
-/// new list), no hashing, no copy of the points.
+/// No allocation but the list's own growth, no hashing, no copy of the points.
 pub(super) fn contact_manifolds<ManifoldData, ContactData>(
     pair: &MeshPair<'_>,
     pos12: &Pose,
@@ -45,25 +45,12 @@ pub(super) fn contact_manifolds<ManifoldData, ContactData>(
     ContactData: Default + Copy + Send + Sync,
 {
     let flipped = pair.flipped;
-    let key = move |m: &ContactManifold<ManifoldData, ContactData>| {
-        if flipped { m.subshape2 } else { m.subshape1 }
-    };
-    let mut old = std::mem::replace(manifolds, Vec::with_capacity(manifolds.len() + 4));
-    old.sort_unstable_by_key(key);
     let aabb = pair.other.compute_aabb(&pair.pos_mo).loosened(prediction);
     let pos21_again = pair.pos_mo.inverse();
+    let mut slots = ManifoldSlots::new(manifolds);
     pair.mesh.for_each_triangle_in_aabb(&aabb, |t, tri| {
-        // Each triangle is visited once, so each old manifold is taken at most once; the
-        // placeholder left behind keeps its key so the list stays sorted for the next searches.
         let (s1, s2) = if flipped { (0, t) } else { (t, 0) };
-        let reused = old.binary_search_by_key(&t, key).ok().map(|i| {
-            std::mem::replace(
-                &mut old[i],
-                ContactManifold::with_data(s1, s2, ManifoldData::default()),
-            )
-        });
-        let mut manifold =
-            reused.unwrap_or_else(|| ContactManifold::with_data(s1, s2, ManifoldData::default()));
+        let manifold = slots.next(s1, s2);
         manifold.mark_shapes_deformed();
         let _ = if flipped {
             // `pos_mo.inverse()` rather than `pos12`: the pose parry's own TriMesh path uses, so
@@ -75,28 +62,14 @@ pub(super) fn contact_manifolds<ManifoldData, ContactData>(
                 None,
                 None,
                 prediction,
-                &mut manifold,
+                manifold,
             )
         } else {
             DefaultQueryDispatcher.contact_manifold_convex_convex(
-                pos12,
-                tri,
-                pair.other,
-                None,
-                None,
-                prediction,
-                &mut manifold,
+                pos12, tri, pair.other, None, None, prediction, manifold,
             )
         };
-        manifolds.push(manifold);
     });
-    if workspace
-        .as_mut()
-        .and_then(|w| w.0.downcast_mut::<DeformableContactWorkspace>())
-        .is_none()
-    {
-        *workspace = Some(ContactManifoldsWorkspace(Box::new(
-            DeformableContactWorkspace,
-        )));
-    }
+    slots.finish();
+    ensure_workspace(workspace);
 }

@@ -1,7 +1,5 @@
 //! Contact manifolds of every part-pair family: one manifold per pair of overlapping parts, keyed `(part of shape 1, part of shape 2)`, re-keyed from the incoming manifold list so that warm starts survive workspace resets, points in the colliders' frames.
 
-use std::collections::HashMap;
-
 use rapier3d::math::{Real, Vector};
 use rapier3d::parry::query::{
     ContactManifold, ContactManifoldsWorkspace, DefaultQueryDispatcher, PersistentQueryDispatcher,
@@ -13,7 +11,8 @@ use super::part_tree::{Part, part_pos12};
 
 /// Fills `manifolds` with one manifold per candidate part pair of `pairs` (bounds within
 /// `prediction`), in traversal order. A manifold with the same `(subshape1, subshape2)` in the
-/// incoming list is reused and its points' solver data carried over by feature ids. Points and
+/// incoming list is reused in place ([`ManifoldSlots`]); parry's convex–convex routines then
+/// carry its points' solver data over (by feature ids, or in place for a ball). Points and
 /// normals are written in the colliders' frames (no sub-shape poses), so that Rapier's contact
 /// clustering and the crate's impulse read-back see consistent positions.
 pub(super) fn contact_manifolds<ManifoldData, ContactData>(
@@ -25,18 +24,10 @@ pub(super) fn contact_manifolds<ManifoldData, ContactData>(
     ManifoldData: Default + Clone + Send + Sync,
     ContactData: Default + Copy + Send + Sync,
 {
-    let mut old: HashMap<(u32, u32), ContactManifold<ManifoldData, ContactData>> = manifolds
-        .drain(..)
-        .map(|m| ((m.subshape1, m.subshape2), m))
-        .collect();
     let pos12 = *pairs.pos12();
-    let mut previous = Vec::new();
+    let mut slots = ManifoldSlots::new(manifolds);
     pairs.for_each_pair(prediction, Vector::ZERO, &mut |p1, p2| {
-        let mut manifold = old
-            .remove(&(p1.id, p2.id))
-            .unwrap_or_else(|| ContactManifold::with_data(p1.id, p2.id, ManifoldData::default()));
-        previous.clear();
-        previous.extend_from_slice(&manifold.points);
+        let manifold = slots.next(p1.id, p2.id);
         manifold.mark_shapes_deformed();
         // Back into part 1's frame: parry starts its GJK search from the previous normal.
         if let Some(pose) = p1.pose {
@@ -49,21 +40,161 @@ pub(super) fn contact_manifolds<ManifoldData, ContactData>(
             p1.normals,
             p2.normals,
             prediction,
-            &mut manifold,
+            manifold,
         );
-        to_collider_frames(&mut manifold, p1, p2);
-        manifold.match_contacts(&previous);
-        manifolds.push(manifold);
+        to_collider_frames(manifold, p1, p2);
         true
     });
+    slots.finish();
+    ensure_workspace(workspace);
+}
+
+/// Installs the (empty) [`DeformableContactWorkspace`] unless it is there.
+pub(super) fn ensure_workspace(workspace: &mut Option<ContactManifoldsWorkspace>) {
     if workspace
-        .as_mut()
-        .and_then(|w| w.0.downcast_mut::<DeformableContactWorkspace>())
+        .as_ref()
+        .and_then(|w| w.0.downcast_ref::<DeformableContactWorkspace>())
         .is_none()
     {
         *workspace = Some(ContactManifoldsWorkspace(Box::new(
             DeformableContactWorkspace,
         )));
+    }
+}
+
+/// Re-keys a pair's incoming manifold list in place while a traversal enumerates this step's
+/// part pairs: the `k`-th pair's manifold is swapped into position `k` from wherever it sits
+/// at or after `k`, or a fresh one is pushed and swapped in; [`ManifoldSlots::finish`] drops the
+/// manifolds no pair claimed.
+///
+/// The incoming list is the previous step's traversal order, so the manifold is almost always
+/// at `k` already, or a few slots later when pairs ended (the stale manifolds bubble along).
+/// When it is not in that window (pairs appeared, or the order changed), a sorted index of the
+/// remaining keys and their positions is built once for the call (in a per-thread buffer) and
+/// kept up to date through the swaps, so a pair costs O(log n) instead of a scan.
+///
+/// This replaces a hash map keyed by sub-shape pairs: no hashing, no manifold moved out of the
+/// list and back, no allocation once the list and the index buffer have grown.
+///
+/// # Performance
+/// O(1) per pair found within a few slots of where it was; O(n log n) once per call in which
+/// some pair is not (the index), then O(log n) per pair.
+pub(super) struct ManifoldSlots<'m, ManifoldData, ContactData> {
+    manifolds: &'m mut Vec<ContactManifold<ManifoldData, ContactData>>,
+    next: usize,
+    /// `(key, position)` of the manifolds at or after the position where it was built, sorted by
+    /// key; positions follow the swaps. Empty until a pair is not found near its slot.
+    index: Vec<(u64, u32)>,
+    indexed: bool,
+}
+
+/// How far past its slot a manifold is looked for before the index is built.
+const WINDOW: usize = 4;
+
+thread_local! {
+    /// The index buffer of [`ManifoldSlots`], reused across calls on a thread.
+    static INDEX: std::cell::Cell<Vec<(u64, u32)>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+fn key_of<M, C>(m: &ContactManifold<M, C>) -> u64 {
+    (u64::from(m.subshape1) << 32) | u64::from(m.subshape2)
+}
+
+impl<'m, ManifoldData: Default, ContactData: Default + Copy>
+    ManifoldSlots<'m, ManifoldData, ContactData>
+{
+    /// Slots over the incoming list.
+    pub fn new(manifolds: &'m mut Vec<ContactManifold<ManifoldData, ContactData>>) -> Self {
+        Self {
+            manifolds,
+            next: 0,
+            index: Vec::new(),
+            indexed: false,
+        }
+    }
+
+    /// The manifold of the next pair, keyed `(subshape1, subshape2)`: the incoming one of that
+    /// key, or a fresh one. Each key is asked for at most once per call.
+    pub fn next(
+        &mut self,
+        subshape1: u32,
+        subshape2: u32,
+    ) -> &mut ContactManifold<ManifoldData, ContactData> {
+        let k = self.next;
+        self.next += 1;
+        let want = (u64::from(subshape1) << 32) | u64::from(subshape2);
+        let len = self.manifolds.len();
+        let near = self.manifolds[k.min(len)..len.min(k + WINDOW)]
+            .iter()
+            .position(|m| key_of(m) == want);
+        let found = match near {
+            Some(j) => Some(k + j),
+            None if k < len => self.lookup(k, want),
+            None => None,
+        };
+        match found {
+            Some(j) => self.swap_tracked(k, j),
+            None => {
+                self.manifolds.push(ContactManifold::with_data(
+                    subshape1,
+                    subshape2,
+                    ManifoldData::default(),
+                ));
+                let last = self.manifolds.len() - 1;
+                self.swap_tracked(k, last);
+            }
+        }
+        &mut self.manifolds[k]
+    }
+
+    /// The position (at or after `k`) of the incoming manifold of key `want`, through the index
+    /// (built on first use from the manifolds at or after `k`).
+    fn lookup(&mut self, k: usize, want: u64) -> Option<usize> {
+        if !self.indexed {
+            self.indexed = true;
+            self.index = INDEX.with(std::cell::Cell::take);
+            self.index.clear();
+            self.index.extend(
+                self.manifolds[k..]
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| (key_of(m), (k + i) as u32)),
+            );
+            self.index.sort_unstable();
+        }
+        let i = self.index.binary_search_by_key(&want, |e| e.0).ok()?;
+        let pos = self.index[i].1 as usize;
+        (pos >= k).then_some(pos)
+    }
+
+    /// Swaps two slots, keeping the index's positions right.
+    fn swap_tracked(&mut self, a: usize, b: usize) {
+        if a == b {
+            return;
+        }
+        self.manifolds.swap(a, b);
+        if self.indexed {
+            for pos in [a, b] {
+                let key = key_of(&self.manifolds[pos]);
+                if let Ok(i) = self.index.binary_search_by_key(&key, |e| e.0) {
+                    self.index[i].1 = pos as u32;
+                }
+            }
+        }
+    }
+
+    /// Drops the incoming manifolds no pair claimed.
+    pub fn finish(self) {
+        self.manifolds.truncate(self.next);
+    }
+}
+
+impl<ManifoldData, ContactData> Drop for ManifoldSlots<'_, ManifoldData, ContactData> {
+    fn drop(&mut self) {
+        if self.indexed {
+            let index = std::mem::take(&mut self.index);
+            INDEX.with(|b| b.set(index));
+        }
     }
 }
 
@@ -83,6 +214,75 @@ fn to_collider_frames<ManifoldData, ContactData: Copy>(
         manifold.local_n2 = pose.rotation * manifold.local_n2;
         for p in &mut manifold.points {
             p.local_p2 = pose * p.local_p2;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deterministic xorshift for the random key sequences.
+    fn next(state: &mut u64) -> u64 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        *state
+    }
+
+    #[test]
+    fn slots_reuse_each_incoming_manifold_of_a_key_in_any_order_and_drop_the_rest() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..500 {
+            // Old list: distinct keys in random order, data = a marker derived from the key.
+            let key = |k: u64| ((k % 7) as u32, (k / 7 % 9) as u32);
+            let mut old_keys: Vec<u64> = (0..63)
+                .filter(|_| next(&mut state).is_multiple_of(2))
+                .collect();
+            for i in (1..old_keys.len()).rev() {
+                old_keys.swap(i, next(&mut state) as usize % (i + 1));
+            }
+            let mut list: Vec<ContactManifold<u64, ()>> = old_keys
+                .iter()
+                .map(|&k| ContactManifold::with_data(key(k).0, key(k).1, 1000 + k))
+                .collect();
+            // New sequence: mostly the old order with some keys dropped and some added.
+            let mut new_keys: Vec<u64> = old_keys
+                .iter()
+                .copied()
+                .filter(|_| !next(&mut state).is_multiple_of(5))
+                .collect();
+            for k in 0..63u64 {
+                if !old_keys.contains(&k) && next(&mut state).is_multiple_of(6) {
+                    let at = next(&mut state) as usize % (new_keys.len() + 1);
+                    new_keys.insert(at, k);
+                }
+            }
+            // Now and then a new order altogether.
+            if next(&mut state).is_multiple_of(3) {
+                for i in (1..new_keys.len()).rev() {
+                    new_keys.swap(i, next(&mut state) as usize % (i + 1));
+                }
+            }
+            let mut slots = ManifoldSlots::new(&mut list);
+            for &k in &new_keys {
+                let (s1, s2) = key(k);
+                let m = slots.next(s1, s2);
+                assert_eq!((m.subshape1, m.subshape2), (s1, s2));
+            }
+            slots.finish();
+            let got: Vec<(u32, u32, u64)> = list
+                .iter()
+                .map(|m| (m.subshape1, m.subshape2, m.data))
+                .collect();
+            let expected: Vec<(u32, u32, u64)> = new_keys
+                .iter()
+                .map(|&k| {
+                    let data = if old_keys.contains(&k) { 1000 + k } else { 0 };
+                    (key(k).0, key(k).1, data)
+                })
+                .collect();
+            assert_eq!(got, expected);
         }
     }
 }

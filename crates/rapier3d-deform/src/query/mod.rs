@@ -17,7 +17,7 @@
 //! | pair | files | how |
 //! |---|---|---|
 //! | [`DeformableMeshShape`] – convex shape with a support map (ball, cuboid, capsule, cylinder, cone, convex polyhedron, round shapes) | `contact_manifolds_deformable_convex.rs`, `queries_deformable_convex.rs` | the mesh's tree traversed with the other shape's box |
-//! | mesh or [`SphereProxyShape`] – parry `TriMesh`, `Compound`, `Polyline`, a sphere proxy, another mesh; proxy – convex shape | `pairs_dual_tree.rs` | dual traversal of both trees (lazy BN-Tree refits on either mesh side, stored `Bvh` boxes for parry composites and proxies) |
+//! | mesh or [`SphereProxyShape`] – parry `TriMesh`, `Compound`, `Polyline`, a sphere proxy, another mesh; proxy – convex shape | `pairs_dual_tree.rs` | with a mesh: dual traversal of both trees (lazy BN-Tree refits on either mesh side, stored `Bvh` boxes for the other); a proxy against a composite or convex shape: parry's nested `Bvh` pruning (`part_tree.rs` `NestedTrees`) |
 //! | mesh or proxy – `HalfSpace` | `pairs_halfspace.rs` | the tree pruned by the plane itself |
 //! | mesh or proxy – `HeightField` | `pairs_heightfield.rs` | the tree pruned by the height-field triangles under each node |
 //!
@@ -25,9 +25,13 @@
 //! through parry's own convex–convex routines (with the `TriMesh`/`HeightField` triangles' normal
 //! constraints), so contacts equal parry's on the same geometry. Contact manifolds
 //! (`contact_manifolds_parts.rs`) are keyed per part pair `(subshape1, subshape2)`, written in
-//! the colliders' frames, and re-keyed from the incoming manifold list, so warm starts survive
-//! the workspace reset that every `shape_mut()` causes; one-shot queries are in
-//! `queries_parts.rs`. The mesh's lazy caches are atomics stamped with an epoch, so Rapier's
+//! the colliders' frames, and re-keyed in place from the incoming manifold list, so warm starts
+//! survive the workspace reset that every `shape_mut()` causes; one-shot queries are in
+//! `queries_parts.rs`. A sphere proxy against a parry composite, another proxy or a convex
+//! shape is enumerated the way parry's composite routines do it (one `Bvh` pruned by the other
+//! shape's box, then the other `Bvh` by each part's box, `part_tree.rs` `NestedTrees`), every
+//! box a stored one; a deformable mesh's lazy BN-Tree is walked by a dual descent that refits
+//! only the nodes it reaches. The mesh's lazy caches are atomics stamped with an epoch, so Rapier's
 //! `parallel` narrow phase may query one mesh from several threads.
 //!
 //! Nonlinear shape casts (Rapier's CCD and `QueryPipeline::cast_shape_nonlinear`) are handled
@@ -47,7 +51,8 @@
 //! (neither a tree of convex parts nor a support map; parry has no voxels–custom-shape path
 //! either, so such pairs get no contact), the distance to a height field (parry has none: no
 //! lower bound over its cells) and custom shapes without a support map. Pairs without a crate
-//! shape always fall through.
+//! shape always fall through, rejected before any downcast: both crate shapes report
+//! `ShapeType::Custom`, so a pair where neither shape does is `Unsupported` at once.
 //!
 //! parry 0.31.1's contact query for a support-mapped shape first and a half-space second does
 //! not invert the pose it hands to the half-space-first routine; part contacts in that order
@@ -71,7 +76,7 @@ use rapier3d::parry::query::{
     PersistentQueryDispatcher, QueryDispatcher, ShapeCastHit, ShapeCastOptions, ShapeDistance,
     ShapeIntersection, Unsupported,
 };
-use rapier3d::parry::shape::Shape;
+use rapier3d::parry::shape::{Shape, ShapeType};
 
 pub use contact_manifolds_deformable_convex::DeformableContactWorkspace;
 
@@ -86,10 +91,13 @@ use part_pairs::AnyPairs;
 /// `DefaultQueryDispatcher`.
 ///
 /// # Performance
-/// A query costs the traversal of the pair's trees (O(log T + k) node pairs for k overlapping
-/// part pairs; a mesh node is refit at most once per epoch, in O(m)) plus one parry
-/// convex–convex query per overlapping part pair. Contact manifolds also cost one hash-map
-/// insertion per incoming manifold (the re-keying).
+/// A pair where neither shape reports `ShapeType::Custom` (no crate shape) is rejected by two
+/// shape-type reads. A handled query costs the traversal of the pair's trees (O(log T + k)
+/// node pairs for k overlapping part pairs; a mesh node is refit at most once per epoch, in
+/// O(m)) plus one parry convex–convex query per overlapping part pair. Contact manifolds are
+/// re-keyed in place from the incoming list (O(1) per manifold found near where it was last
+/// step, O(log n) through a per-call index otherwise), with no allocation once the list has
+/// grown to its largest size.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DeformDispatcher;
 
@@ -107,6 +115,14 @@ fn is_supported_convex(shape: &dyn Shape) -> bool {
     shape.as_shape::<DeformableMeshShape>().is_none()
         && shape.as_composite_shape().is_none()
         && shape.as_support_map().is_some()
+}
+
+/// Whether a pair may involve one of the crate's shapes: both report `ShapeType::Custom`, so a
+/// pair where neither does is rejected with two direct reads of the shape type, before any
+/// downcast (the pairs without a crate shape, which are most of a scene's, reach parry's
+/// dispatcher at once).
+fn may_be_handled(g1: &dyn Shape, g2: &dyn Shape) -> bool {
+    g1.shape_type() == ShapeType::Custom || g2.shape_type() == ShapeType::Custom
 }
 
 impl<'a> MeshPair<'a> {
@@ -139,6 +155,9 @@ impl QueryDispatcher for DeformDispatcher {
         g1: &dyn Shape,
         g2: &dyn Shape,
     ) -> Result<ShapeIntersection, Unsupported> {
+        if !may_be_handled(g1, g2) {
+            return Err(Unsupported);
+        }
         if let Some(pair) = MeshPair::new(pos12, g1, g2) {
             return queries_deformable_convex::intersection_test(&pair);
         }
@@ -152,6 +171,9 @@ impl QueryDispatcher for DeformDispatcher {
         g1: &dyn Shape,
         g2: &dyn Shape,
     ) -> Result<ShapeDistance, Unsupported> {
+        if !may_be_handled(g1, g2) {
+            return Err(Unsupported);
+        }
         if let Some(pair) = MeshPair::new(pos12, g1, g2) {
             return queries_deformable_convex::distance(&pair);
         }
@@ -166,6 +188,9 @@ impl QueryDispatcher for DeformDispatcher {
         g2: &dyn Shape,
         prediction: Real,
     ) -> Result<Option<Contact>, Unsupported> {
+        if !may_be_handled(g1, g2) {
+            return Err(Unsupported);
+        }
         if let Some(pair) = MeshPair::new(pos12, g1, g2) {
             return queries_deformable_convex::contact(&pair, prediction);
         }
@@ -180,6 +205,9 @@ impl QueryDispatcher for DeformDispatcher {
         g2: &dyn Shape,
         max_dist: Real,
     ) -> Result<ClosestPoints, Unsupported> {
+        if !may_be_handled(g1, g2) {
+            return Err(Unsupported);
+        }
         if let Some(pair) = MeshPair::new(pos12, g1, g2) {
             return queries_deformable_convex::closest_points(&pair, max_dist);
         }
@@ -195,6 +223,9 @@ impl QueryDispatcher for DeformDispatcher {
         g2: &dyn Shape,
         options: ShapeCastOptions,
     ) -> Result<Option<ShapeCastHit>, Unsupported> {
+        if !may_be_handled(g1, g2) {
+            return Err(Unsupported);
+        }
         if let Some(pair) = MeshPair::new(pos12, g1, g2) {
             // The other shape's velocity relative to the mesh, in the mesh's frame.
             let vel_mo = if pair.flipped {
@@ -220,7 +251,7 @@ impl QueryDispatcher for DeformDispatcher {
     ) -> Result<Option<ShapeCastHit>, Unsupported> {
         // One parry nonlinear cast per pair of parts the conservative-advancement bound cannot
         // rule out, plus the tree traversals (O(log n) per part reached).
-        if !nonlinear_cast::handles(g1, g2) {
+        if !may_be_handled(g1, g2) || !nonlinear_cast::handles(g1, g2) {
             return Err(Unsupported);
         }
         nonlinear_cast::PartCaster.cast_shapes_nonlinear(
@@ -250,6 +281,9 @@ where
         manifolds: &mut Vec<ContactManifold<ManifoldData, ContactData>>,
         workspace: &mut Option<ContactManifoldsWorkspace>,
     ) -> Result<(), Unsupported> {
+        if !may_be_handled(g1, g2) {
+            return Err(Unsupported);
+        }
         if let Some(pair) = MeshPair::new(pos12, g1, g2) {
             contact_manifolds_deformable_convex::contact_manifolds(
                 &pair, pos12, prediction, manifolds, workspace,

@@ -6,7 +6,8 @@ use rapier3d::parry::query::Unsupported;
 use rapier3d::parry::query::details::NormalConstraints;
 use rapier3d::parry::shape::HeightField;
 
-use super::part_pairs::{Frames, PartPairs, swept};
+use super::part_pairs::{Frames, PartPairs};
+use super::part_tree::swept;
 use super::part_tree::{PairVisitor, Part, Tree};
 
 /// Above this many cells under a node's box, the node is kept without looking at the cells.

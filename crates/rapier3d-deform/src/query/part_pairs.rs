@@ -1,7 +1,6 @@
 //! The pairs the dispatcher handles part by part: which shapes are trees of parts, and the one interface (`PartPairs`) through which contact manifolds and one-shot queries enumerate the candidate pairs of convex parts of a pair family.
 
 use rapier3d::math::{Pose, Real, Vector};
-use rapier3d::parry::bounding_volume::Aabb;
 use rapier3d::parry::query::Unsupported;
 use rapier3d::parry::shape::{HalfSpace, HeightField, Shape};
 
@@ -189,12 +188,4 @@ impl Frames {
             f(reference, other)
         }
     }
-}
-
-/// `aabb` grown to contain itself moved by `sweep`.
-pub(super) fn swept(aabb: &Aabb, sweep: Vector) -> Aabb {
-    Aabb::new(
-        aabb.mins.min(aabb.mins + sweep),
-        aabb.maxs.max(aabb.maxs + sweep),
-    )
 }

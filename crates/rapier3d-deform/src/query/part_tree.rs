@@ -8,9 +8,9 @@
 //! deterministic (same visiting order whatever the thread), so results do not depend on Rapier's
 //! `parallel` feature.
 
-use rapier3d::math::{Pose, Real};
+use rapier3d::math::{Pose, Real, Vector};
 use rapier3d::parry::bounding_volume::{Aabb, BoundingVolume};
-use rapier3d::parry::partitioning::{BvhNodeIndex, TraversalAction};
+use rapier3d::parry::partitioning::{BvhNode, BvhNodeIndex, TraversalAction};
 use rapier3d::parry::query::details::NormalConstraints;
 use rapier3d::parry::shape::{CompositeShape, Shape};
 
@@ -391,6 +391,133 @@ impl DualTree<'_, '_> {
         }
         best
     }
+}
+
+/// A parry composite's leaves (the outer shape) against another tree of parts (the inner: a
+/// composite or a single convex shape), the way parry's composite contact routines pair them:
+/// the outer `Bvh` is pruned by the inner shape's box, then each outer part's own box (in the
+/// inner shape's frame) prunes the inner `Bvh`. No node box is transformed during the
+/// traversals (only the inner root box and one box per outer part), and every box read is a
+/// stored `Bvh` box.
+pub(super) struct NestedTrees<'a> {
+    /// The composite whose leaves are enumerated first.
+    pub outer: &'a (dyn CompositeShape + Sync),
+    /// The tree each outer part is queried against (not a mesh: its boxes are not lazy).
+    pub inner: Tree<'a>,
+    /// The pose of the inner shape in the outer shape's frame.
+    pub pos_oi: Pose,
+    /// The motion of the inner shape relative to the outer one, in the outer shape's frame.
+    pub sweep_oi: Vector,
+}
+
+impl NestedTrees<'_> {
+    /// Calls `f(outer part, inner part)` for every pair of parts whose boxes overlap (the inner
+    /// box swept by `sweep_oi` and loosened by `margin`), in the outer `Bvh`'s depth-first leaf
+    /// order and, per outer part, the inner one's, until `f` returns `false`; returns `false`
+    /// if it did.
+    ///
+    /// # Performance
+    /// O(log n_outer + k_outer · (log n_inner + k_inner)) box tests for k overlapping leaves, no
+    /// allocation.
+    pub fn for_each_pair(&self, margin: Real, f: &mut PairVisitor<'_>) -> bool {
+        // The inner root box in the outer frame, and (a single shape) in its own frame.
+        let (inner_box, inner_local) = match self.inner {
+            Tree::Composite(c) => (c.bvh().root_aabb().transform_by(&self.pos_oi), None),
+            Tree::Single(s) => (s.compute_aabb(&self.pos_oi), Some(s.compute_local_aabb())),
+            // A mesh is always the reference of a dual traversal, never nested.
+            Tree::Mesh(_) => return true,
+        };
+        let query = BvhNode::leaf(swept(&inner_box, self.sweep_oi).loosened(margin), 0);
+        let pos_io = self.pos_oi.inverse();
+        let sweep_io = pos_io.rotation * -self.sweep_oi;
+        let mut go_on = true;
+        self.outer.bvh().traverse(|node| {
+            if !node.intersects(&query) {
+                return TraversalAction::Prune;
+            }
+            let Some(leaf) = node.leaf_data() else {
+                return TraversalAction::Continue;
+            };
+            self.outer.map_part_at(leaf, &mut |pose, shape, normals| {
+                let part = Part {
+                    id: leaf,
+                    shape,
+                    pose,
+                    normals,
+                    aabb: node.aabb(),
+                };
+                go_on = match self.inner {
+                    Tree::Composite(c) => {
+                        let pose_io = match pose {
+                            Some(p) => pos_io * *p,
+                            None => pos_io,
+                        };
+                        let part_box = swept(&shape.compute_aabb(&pose_io), sweep_io);
+                        inner_parts(c, &part_box.loosened(margin), &mut |inner| f(&part, inner))
+                    }
+                    Tree::Single(s) => f(
+                        &part,
+                        &Part {
+                            id: 0,
+                            shape: s,
+                            pose: None,
+                            normals: None,
+                            aabb: inner_local.unwrap_or(inner_box),
+                        },
+                    ),
+                    Tree::Mesh(_) => true,
+                };
+            });
+            if go_on {
+                TraversalAction::Continue
+            } else {
+                TraversalAction::EarlyExit
+            }
+        });
+        go_on
+    }
+}
+
+/// Calls `f` on every part of `composite` whose stored leaf box overlaps `aabb` (composite's
+/// frame), in depth-first order, until `f` returns `false`; returns `false` if it did.
+fn inner_parts(
+    composite: &(dyn CompositeShape + Sync),
+    aabb: &Aabb,
+    f: &mut dyn FnMut(&Part<'_>) -> bool,
+) -> bool {
+    let query = BvhNode::leaf(*aabb, 0);
+    let mut go_on = true;
+    composite.bvh().traverse(|node| {
+        if !node.intersects(&query) {
+            return TraversalAction::Prune;
+        }
+        let Some(leaf) = node.leaf_data() else {
+            return TraversalAction::Continue;
+        };
+        composite.map_part_at(leaf, &mut |pose, shape, normals| {
+            go_on = f(&Part {
+                id: leaf,
+                shape,
+                pose,
+                normals,
+                aabb: node.aabb(),
+            });
+        });
+        if go_on {
+            TraversalAction::Continue
+        } else {
+            TraversalAction::EarlyExit
+        }
+    });
+    go_on
+}
+
+/// `aabb` grown to contain itself moved by `sweep`.
+pub(super) fn swept(aabb: &Aabb, sweep: Vector) -> Aabb {
+    Aabb::new(
+        aabb.mins.min(aabb.mins + sweep),
+        aabb.maxs.max(aabb.maxs + sweep),
+    )
 }
 
 /// The pose of part 2 in part 1's frame, from the pose of shape 2 in shape 1's frame.
