@@ -569,3 +569,30 @@ fn a_cube_1e_20_across_is_too_small_not_a_massless_proxy() {
     let e = TriangleMesh::new(p.iter().map(|x| *x * 1e-20).collect(), t).unwrap_err();
     assert!(matches!(e, DeformError::MeshTooSmall { .. }), "{e}");
 }
+
+/// Cell-centre sampling weighed two small balls far apart at 0 (both fell between the centres
+/// of the mass grid); balls narrower than two cells now count exactly.
+#[test]
+fn two_small_distant_balls_weigh_their_volume() {
+    let r = 1e-3f32;
+    let shape =
+        SphereProxyShape::new(vec![Vec3::ZERO, Vec3::new(1e3, 0.0, 0.0)], vec![r; 2]).unwrap();
+    let mass = shape.mass_properties(1.0);
+    let exact = 2.0 * 4.0 / 3.0 * std::f32::consts::PI * r.powi(3);
+    assert!(
+        (mass.mass() / exact - 1.0).abs() < 1e-4,
+        "{} vs {exact}",
+        mass.mass()
+    );
+    assert!((mass.local_com.x - 500.0).abs() < 1e-2);
+}
+
+/// A ball whose radius is below the ulp of its centre cannot be sampled at all; it used to
+/// weigh 0.
+#[test]
+fn a_ball_finer_than_its_coordinates_ulp_weighs_its_volume() {
+    let shape = SphereProxyShape::new(vec![Vec3::splat(1e6)], vec![1e-6]).unwrap();
+    let exact = 4.0 / 3.0 * std::f32::consts::PI * 1e-18;
+    let m = shape.mass_properties(1.0).mass();
+    assert!((m / exact - 1.0).abs() < 1e-4, "{m} vs {exact}");
+}

@@ -579,3 +579,24 @@ fn channel_targets_are_checked() {
         }
     }
 }
+
+/// Weights `[3e38, 3e38]` used to sum to infinity in `f32` and were reported as "weights sum to
+/// -0"; the sum is taken in `f64`, so the row renormalises to one half each.
+#[test]
+fn huge_finite_weights_renormalise_to_their_proportions() {
+    let mut r = rig();
+    let mut w = Vec::new();
+    for v in 0..10 {
+        w.extend(if v == 3 {
+            [3e38f32, 3e38, 0.0, 0.0]
+        } else {
+            [1.0, 0.0, 0.0, 0.0]
+        });
+    }
+    r.weights = r.b.floats(&w, "VEC4");
+    let (asset, report) = load_gltf_slice(&r.glb(), &LoadOptions::default()).unwrap();
+    assert_eq!(report.renormalised_weight_rows, 1);
+    let skin = asset.skinning.unwrap();
+    let wv = asset.render.to_welded[3] as usize;
+    assert_eq!(skin.weights().row(wv), (&[0u32, 1][..], &[0.5f32, 0.5][..]));
+}
