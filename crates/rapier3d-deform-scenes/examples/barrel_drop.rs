@@ -14,6 +14,7 @@ use rapier3d_deform::crash::PipelineParams;
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform_scenes::barrel::BarrelOptions;
 use rapier3d_deform_scenes::crash::{self, DT, build_barrel_drop};
+use rapier3d_deform_scenes::primitives::box_arrays;
 use rapier3d_deform_scenes::render::{
     Camera, Canvas, Corner, Label, Legend, LegendEntry, MeshColours, Rgb, Shading, WrittenFiles,
     clear_outputs, dent_tint, frame_file_name,
@@ -194,27 +195,7 @@ fn render(
         }
     }
     let (dlo, dhi) = DOCK_BOX;
-    let corners: Vec<Vec3> = (0..8)
-        .map(|i| {
-            Vec3::new(
-                if i & 1 == 0 { dlo.x } else { dhi.x },
-                if i & 2 == 0 { dlo.y } else { dhi.y },
-                if i & 4 == 0 { dlo.z } else { dhi.z },
-            )
-        })
-        .collect();
-    let faces = [
-        [0, 2, 3, 1],
-        [4, 5, 7, 6],
-        [0, 1, 5, 4],
-        [2, 6, 7, 3],
-        [0, 4, 6, 2],
-        [1, 3, 7, 5],
-    ];
-    let dock: Vec<[u32; 3]> = faces
-        .iter()
-        .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
-        .collect();
+    let (corners, dock) = box_arrays(dlo, dhi);
     let legend = Legend::new("colours")
         .with(LegendEntry::dent_ramp(
             Rgb::new(0.62, 0.62, 0.66),

@@ -4,6 +4,7 @@
 //! |---|---|
 //! | [`cat`], [`cloth`], [`teddy`], [`fox`] | the self-collision scenes of the BN-Tree paper (procedural cat, hanging cloth, point-based teddy) and the Khronos Fox |
 //! | [`car`], [`barrel`], [`crash`] | plastic car and barrel assets with damage examples, the crash and barrel-drop layouts |
+//! | [`primitives`] | the closed box shared by examples, tests and the API harness |
 //! | [`sdf_mesh`] | signed distance fields from smooth unions, meshed by surface nets |
 //! | [`render`] | a z-buffered software rasterizer writing PNGs, with titles, time stamps, body labels and legends (`render::annotate`) and the shared dent and self-collision colours |
 //! | [`bvh_refit`] | the deform-all + BVH-refit self-collision baseline |
@@ -20,6 +21,7 @@ pub mod cat;
 pub mod cloth;
 pub mod crash;
 pub mod fox;
+pub mod primitives;
 pub mod render;
 pub mod sdf_mesh;
 pub mod self_colliding;

@@ -5,6 +5,8 @@ use rapier3d_deform::governor::{Affine, ConvexWeights};
 use rapier3d_deform::limits::{MAX_COORDINATE, MAX_GOVERNORS, MAX_INFLUENCES, MAX_LINEAR};
 use rapier3d_deform::math::{Mat3, Vec3};
 
+use crate::primitives::box_arrays;
+
 /// Floats that have broken arithmetic somewhere: non-finite values, signed zeros, subnormals,
 /// values at and just beyond the crate's limits, and values whose squares or sums overflow.
 const SPECIAL_REALS: [f32; 20] = [
@@ -204,30 +206,10 @@ impl MeshInput {
                 jitter,
             } => {
                 let half = half.in_range(0.1, 10.0);
-                let mut p: Vec<Vec3> = (0..8)
-                    .map(|i| {
-                        half * Vec3::new(
-                            if i & 1 == 0 { -1.0 } else { 1.0 },
-                            if i & 2 == 0 { -1.0 } else { 1.0 },
-                            if i & 4 == 0 { -1.0 } else { 1.0 },
-                        )
-                    })
-                    .collect();
+                let (mut p, mut t) = box_arrays(Vec3::splat(-half), Vec3::splat(half));
                 for (k, j) in jitter.iter().take(8).enumerate() {
                     p[k % 8] += j.vec() * 0.01;
                 }
-                let quads = [
-                    [0, 2, 3, 1],
-                    [4, 5, 7, 6],
-                    [0, 1, 5, 4],
-                    [2, 6, 7, 3],
-                    [0, 4, 6, 2],
-                    [1, 3, 7, 5],
-                ];
-                let mut t: Vec<[u32; 3]> = quads
-                    .iter()
-                    .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
-                    .collect();
                 let k = usize::from(defect / 4 % 12);
                 match defect % 4 {
                     0 => t[k].swap(1, 2),

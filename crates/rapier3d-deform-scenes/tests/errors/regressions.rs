@@ -20,31 +20,11 @@ use rapier3d_deform::plasticity::{
 };
 use rapier3d_deform::proxy::{PackOptions, ProxyOptions, SdfOptions, SphereProxy};
 use rapier3d_deform::shape::SphereProxyShape;
+use rapier3d_deform_scenes::primitives::box_arrays;
 
 /// The 8 corners and 12 outward triangles of the cube `[-1, 1]³`.
 fn cube() -> (Vec<Vec3>, Vec<[u32; 3]>) {
-    let p = (0..8)
-        .map(|i| {
-            Vec3::new(
-                if i & 1 == 0 { -1.0 } else { 1.0 },
-                if i & 2 == 0 { -1.0 } else { 1.0 },
-                if i & 4 == 0 { -1.0 } else { 1.0 },
-            )
-        })
-        .collect();
-    let quads = [
-        [0, 2, 3, 1],
-        [4, 5, 7, 6],
-        [0, 1, 5, 4],
-        [2, 6, 7, 3],
-        [0, 4, 6, 2],
-        [1, 3, 7, 5],
-    ];
-    let t = quads
-        .iter()
-        .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
-        .collect();
-    (p, t)
+    box_arrays(Vec3::splat(-1.0), Vec3::ONE)
 }
 
 fn cube_mesh() -> TriangleMesh {

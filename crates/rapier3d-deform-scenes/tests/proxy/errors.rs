@@ -8,33 +8,11 @@ use rapier3d_deform::math::Vec3;
 use rapier3d_deform::mesh::TriangleMesh;
 use rapier3d_deform::proxy::{PackOptions, ProxyOptions, SdfOptions, SphereProxy};
 use rapier3d_deform::shape::SphereProxyShape;
+use rapier3d_deform_scenes::primitives::box_arrays;
 
 /// An axis-aligned box with 12 outward-oriented triangles.
 fn cube(half: f32, offset: Vec3) -> (Vec<Vec3>, Vec<[u32; 3]>) {
-    let p = (0..8)
-        .map(|i| {
-            offset
-                + half
-                    * Vec3::new(
-                        if i & 1 == 0 { -1.0 } else { 1.0 },
-                        if i & 2 == 0 { -1.0 } else { 1.0 },
-                        if i & 4 == 0 { -1.0 } else { 1.0 },
-                    )
-        })
-        .collect();
-    let quads = [
-        [0, 2, 3, 1],
-        [4, 5, 7, 6],
-        [0, 1, 5, 4],
-        [2, 6, 7, 3],
-        [0, 4, 6, 2],
-        [1, 3, 7, 5],
-    ];
-    let t = quads
-        .iter()
-        .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
-        .collect();
-    (p, t)
+    box_arrays(offset - Vec3::splat(half), offset + Vec3::splat(half))
 }
 
 fn options() -> ProxyOptions {
