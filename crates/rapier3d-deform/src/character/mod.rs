@@ -29,5 +29,5 @@ mod pose;
 mod self_collisions;
 
 pub use collider::{ClipTime, SkinnedCollider, SkinnedColliderBuilder};
-pub use pose::{MeshPoseUpdate, pose_deformable_mesh};
+pub use pose::{MeshPoseUpdate, pose_deformable_mesh, pose_deformable_mesh_with_morphs};
 pub use self_collisions::DeformableMeshSelfCollisions;

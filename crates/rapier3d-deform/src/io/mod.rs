@@ -39,8 +39,10 @@
 mod error;
 mod gltf_accessor;
 mod gltf_animation;
+mod gltf_contents;
 mod gltf_load;
 mod gltf_mesh;
+mod gltf_scene;
 mod gltf_skin;
 mod gltf_source;
 mod obj;
@@ -49,7 +51,11 @@ mod weld;
 
 pub use error::LoadError;
 pub use gltf_animation::{AnimationClip, Channel, Interpolation, Property, Sampler};
+pub use gltf_contents::{ClipInfo, GltfContents, MeshNodeInfo, SkinInfo};
 pub use gltf_load::{GltfAsset, MeshSpace, RenderMesh, load_gltf, load_gltf_slice};
+pub use gltf_scene::{
+    BoneKind, GltfScene, SceneBone, ScenePart, load_gltf_scene, load_gltf_scene_slice,
+};
 pub use gltf_skin::{NodeTransform, Skeleton, Trs};
 pub use obj::{ObjAsset, load_obj, load_obj_slice};
-pub use report::{LoadOptions, LoadReport};
+pub use report::{LoadOptions, LoadReport, NodeRef, NodeSelection};
