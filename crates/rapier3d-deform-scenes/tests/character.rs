@@ -2,6 +2,8 @@
 
 #[path = "io/gltf_reference.rs"]
 mod gltf_reference;
+#[path = "io/support.rs"]
+mod io_support;
 #[path = "character/scene.rs"]
 mod scene;
 

@@ -6,12 +6,12 @@ mod gltf_bounds;
 mod gltf_errors;
 #[path = "io/gltf_features.rs"]
 mod gltf_features;
+#[path = "io/gltf_morph.rs"]
+mod gltf_morph;
 #[path = "io/gltf_reference.rs"]
 mod gltf_reference;
 #[path = "io/gltf_scene.rs"]
 mod gltf_scene;
-#[path = "io/gltf_morph.rs"]
-mod gltf_morph;
 #[path = "io/gltf_skinning.rs"]
 mod gltf_skinning;
 #[path = "io/support.rs"]

@@ -33,12 +33,7 @@ fn shape_of<'a>(world: &'a PhysicsWorld, c: &SkinnedCollider) -> &'a DeformableM
 /// Compares every render vertex of the collider (through its welded vertex) with `expected`,
 /// within `1e-5 ×` the bounding-box diagonal of `expected`. Returns the largest error relative
 /// to that diagonal.
-fn compare(
-    what: &str,
-    scene: &GltfScene,
-    shape: &DeformableMeshShape,
-    expected: &[DVec3],
-) -> f64 {
+fn compare(what: &str, scene: &GltfScene, shape: &DeformableMeshShape, expected: &[DVec3]) -> f64 {
     assert_eq!(expected.len(), scene.render.to_welded.len(), "{what}");
     let (lo, hi) = expected.iter().fold(
         (DVec3::splat(f64::MAX), DVec3::splat(f64::MIN)),
@@ -50,7 +45,10 @@ fn compare(
         let got = shape.vertex(scene.render.to_welded[r]).as_dvec3();
         let err = (got - *e).length() / diag;
         worst = worst.max(err);
-        assert!(err <= 1e-5, "{what}: render vertex {r}: {got:?} vs {e:?} ({err:e})");
+        assert!(
+            err <= 1e-5,
+            "{what}: render vertex {r}: {got:?} vs {e:?} ({err:e})"
+        );
     }
     worst
 }
@@ -70,9 +68,19 @@ fn every_keyframe_of_every_clip_of_every_asset_equals_the_independent_evaluation
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         // The rest pose (what a skin without a clip shows).
         let rest = reference.posed(&report.mesh_nodes, None, 0.0);
-        worst = worst.max(compare(&format!("{name} rest"), &scene, shape_of(&world, &c), &rest));
+        worst = worst.max(compare(
+            &format!("{name} rest"),
+            &scene,
+            shape_of(&world, &c),
+            &rest,
+        ));
         c.pose_rest(&mut world.colliders).unwrap();
-        worst = worst.max(compare(&format!("{name} rest"), &scene, shape_of(&world, &c), &rest));
+        worst = worst.max(compare(
+            &format!("{name} rest"),
+            &scene,
+            shape_of(&world, &c),
+            &rest,
+        ));
         for (a, anim) in reference.doc.animations().enumerate() {
             for t in reference.keyframe_times(&anim) {
                 c.pose_clip(&mut world.colliders, a, t, ClipTime::Clamp)
@@ -103,7 +111,10 @@ fn a_skin_without_a_clip_has_rest_and_bind_poses() {
         .iter()
         .zip(scene.mesh.positions())
     {
-        assert!((*p - *q).length() <= 1e-6 * (1.0 + q.length()), "{p:?} vs {q:?}");
+        assert!(
+            (*p - *q).length() <= 1e-6 * (1.0 + q.length()),
+            "{p:?} vs {q:?}"
+        );
     }
     // The bind bone transforms give the same pose through pose_bones.
     c.pose_bones(&mut world.colliders, &scene.bind_bone_transforms())
@@ -113,7 +124,10 @@ fn a_skin_without_a_clip_has_rest_and_bind_poses() {
         .iter()
         .zip(scene.mesh.positions())
     {
-        assert!((*p - *q).length() <= 1e-5 * (1.0 + q.length()), "{p:?} vs {q:?}");
+        assert!(
+            (*p - *q).length() <= 1e-5 * (1.0 + q.length()),
+            "{p:?} vs {q:?}"
+        );
     }
     c.pose_rest(&mut world.colliders).unwrap();
     assert_eq!(
@@ -143,13 +157,22 @@ fn pose_loops_clamps_and_follows_the_games_node_transforms() {
     };
     let t = 0.3 * d;
     let first = at(&mut c, &mut world, t, ClipTime::Loop);
-    assert!(close(&at(&mut c, &mut world, t + 3.0 * d, ClipTime::Loop), &first));
-    assert!(close(&at(&mut c, &mut world, t - d, ClipTime::Loop), &first));
+    assert!(close(
+        &at(&mut c, &mut world, t + 3.0 * d, ClipTime::Loop),
+        &first
+    ));
+    assert!(close(
+        &at(&mut c, &mut world, t - d, ClipTime::Loop),
+        &first
+    ));
     let end = at(&mut c, &mut world, d, ClipTime::Clamp);
     assert_eq!(at(&mut c, &mut world, d + 5.0, ClipTime::Clamp), end);
     let start = at(&mut c, &mut world, 0.0, ClipTime::Clamp);
     assert_eq!(at(&mut c, &mut world, -2.0, ClipTime::Clamp), start);
-    assert!(!close(&start, &at(&mut c, &mut world, 0.5 * d, ClipTime::Clamp)), "the clip moves");
+    assert!(
+        !close(&start, &at(&mut c, &mut world, 0.5 * d, ClipTime::Clamp)),
+        "the clip moves"
+    );
     // The game's own node transforms: the same pose as the clip.
     let nodes = scene.skeleton.node_world_transforms(Some(walk), t);
     c.pose_nodes(&mut world.colliders, &nodes).unwrap();
@@ -195,7 +218,10 @@ fn random_rotation(rng: &mut ChaCha8Rng, max_angle: f32) -> Mat3 {
         rng.random_range(-1.0..1.0),
     )
     .normalize_or(Vec3::X);
-    Mat3::from_quat(Quat::from_axis_angle(axis, rng.random_range(-max_angle..max_angle)))
+    Mat3::from_quat(Quat::from_axis_angle(
+        axis,
+        rng.random_range(-max_angle..max_angle),
+    ))
 }
 
 /// Poses `c` `poses` times at random (clip time, bone perturbations, morph weights in
@@ -220,7 +246,8 @@ fn random_poses(
     let mut checked = 0;
     let mut misses = 0;
     for _ in 0..poses {
-        let clip = (!scene.clips.is_empty()).then(|| &scene.clips[rng.random_range(0..scene.clips.len())]);
+        let clip =
+            (!scene.clips.is_empty()).then(|| &scene.clips[rng.random_range(0..scene.clips.len())]);
         let t = clip.map_or(0.0, |c| rng.random_range(0.0..=c.duration()));
         let bones: Vec<Affine> = scene
             .bone_transforms(clip, t)
@@ -277,7 +304,12 @@ fn node_boxes_contain_every_posed_vertex_over_10000_random_skinned_and_morphed_p
     let (scene, _) = load("skinned/RiggedFigure.glb");
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     let (lo, hi) = scene.mesh.bounds();
-    let morph = synthetic_morphs(scene.mesh.positions(), 3, 0.08 * (hi - lo).length(), &mut rng);
+    let morph = synthetic_morphs(
+        scene.mesh.positions(),
+        3,
+        0.08 * (hi - lo).length(),
+        &mut rng,
+    );
     let mut world = world();
     let mut c = SkinnedColliderBuilder::from_scene(&scene)
         .unwrap()
@@ -292,7 +324,10 @@ fn node_boxes_contain_every_posed_vertex_over_10000_random_skinned_and_morphed_p
     let (checked, misses) = random_poses(&scene, &mut c, &mut world, 10_000, 11);
     println!("{checked} node boxes checked; {misses} would miss a vertex without the morph margin");
     assert!(checked >= 10_000 * 10, "{checked}");
-    assert!(misses > checked / 10, "the margin matters: {misses} of {checked}");
+    assert!(
+        misses > checked / 10,
+        "the margin matters: {misses} of {checked}"
+    );
 }
 
 #[test]
@@ -318,7 +353,12 @@ fn morph_then_skin_in_gltf_order_equals_the_per_vertex_formula() {
     let (scene, _) = load("skinned/Fox.glb");
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     let (lo, hi) = scene.mesh.bounds();
-    let morph = synthetic_morphs(scene.mesh.positions(), 2, 0.1 * (hi - lo).length(), &mut rng);
+    let morph = synthetic_morphs(
+        scene.mesh.positions(),
+        2,
+        0.1 * (hi - lo).length(),
+        &mut rng,
+    );
     let mut world = world();
     let mut c = SkinnedColliderBuilder::from_scene(&scene)
         .unwrap()
@@ -337,9 +377,7 @@ fn morph_then_skin_in_gltf_order_equals_the_per_vertex_formula() {
     let size = f64::from((hi - lo).length());
     for (v, p) in scene.mesh.positions().iter().enumerate() {
         let g = morph.groups()[0].targets();
-        let morphed = p.as_dvec3()
-            + 0.7 * g[0][v].as_dvec3()
-            + -0.4 * g[1][v].as_dvec3();
+        let morphed = p.as_dvec3() + 0.7 * g[0][v].as_dvec3() + -0.4 * g[1][v].as_dvec3();
         let mut skinned = DVec3::ZERO;
         let mut skin_then_morph = DVec3::ZERO;
         for (j, x) in w.iter_row(v) {
@@ -351,10 +389,16 @@ fn morph_then_skin_in_gltf_order_equals_the_per_vertex_formula() {
         }
         skin_then_morph += morphed - p.as_dvec3();
         let got = shape_of(&world, &c).vertex(v as u32).as_dvec3();
-        assert!((got - skinned).length() <= 1e-5 * size, "vertex {v}: {got:?} vs {skinned:?}");
+        assert!(
+            (got - skinned).length() <= 1e-5 * size,
+            "vertex {v}: {got:?} vs {skinned:?}"
+        );
         order_matters = order_matters.max((skinned - skin_then_morph).length() / size);
     }
-    assert!(order_matters > 1e-2, "the two orders differ on this pose: {order_matters}");
+    assert!(
+        order_matters > 1e-2,
+        "the two orders differ on this pose: {order_matters}"
+    );
     let mut posed = Vec::new();
     c.deformed_positions(&mut posed);
     assert_eq!(posed, shape_of(&world, &c).deformed_vertices());
@@ -372,7 +416,8 @@ fn ray_casts_see_the_morphed_shape() {
     let mut moved = 0.0f32;
     let mut hits = 0;
     for k in 0..8 {
-        c.play(&mut world.colliders, "Globe", k as f32 * 0.9).unwrap();
+        c.play(&mut world.colliders, "Globe", k as f32 * 0.9)
+            .unwrap();
         let shape = shape_of(&world, &c);
         let vertices = shape.deformed_vertices();
         moved = vertices
@@ -384,7 +429,13 @@ fn ray_casts_see_the_morphed_shape() {
             .mesh
             .triangles()
             .iter()
-            .map(|t| Triangle::new(vertices[t[0] as usize], vertices[t[1] as usize], vertices[t[2] as usize]))
+            .map(|t| {
+                Triangle::new(
+                    vertices[t[0] as usize],
+                    vertices[t[1] as usize],
+                    vertices[t[2] as usize],
+                )
+            })
             .collect();
         let aabb = shape.compute_local_aabb();
         let c0 = aabb.center();
@@ -413,7 +464,10 @@ fn ray_casts_see_the_morphed_shape() {
     }
     assert!(hits > 1000, "{hits}");
     let (lo, hi) = scene.mesh.bounds();
-    assert!(moved > 0.05 * (hi - lo).length(), "the clip morphs the sphere: {moved}");
+    assert!(
+        moved > 0.05 * (hi - lo).length(),
+        "the clip morphs the sphere: {moved}"
+    );
 }
 
 #[test]
@@ -424,7 +478,8 @@ fn morph_input_errors_are_typed_and_change_nothing() {
         .unwrap()
         .build(&mut world)
         .unwrap();
-    c.set_morph_weights(&mut world.colliders, &[0.5; 8]).unwrap();
+    c.set_morph_weights(&mut world.colliders, &[0.5; 8])
+        .unwrap();
     let before = shape_of(&world, &c).deformed_vertices();
     assert!(matches!(
         c.set_morph_weights(&mut world.colliders, &[0.5; 7]),
@@ -436,7 +491,10 @@ fn morph_input_errors_are_typed_and_change_nothing() {
         c.set_morph_weights(&mut world.colliders, &bad),
         Err(DeformError::InvalidGlobalWeight { .. })
     ));
-    assert!(c.pose_bones_and_morphs(&mut world.colliders, &[Affine::IDENTITY], &bad).is_err());
+    assert!(
+        c.pose_bones_and_morphs(&mut world.colliders, &[Affine::IDENTITY], &bad)
+            .is_err()
+    );
     assert_eq!(c.morph_weights(), &[0.5; 8]);
     assert_eq!(shape_of(&world, &c).deformed_vertices(), before);
     assert!(matches!(
@@ -452,4 +510,129 @@ fn morph_input_errors_are_typed_and_change_nothing() {
             .morph_targets(MorphDeltas::new(3)),
         Err(DeformError::LengthMismatch { .. })
     ));
+}
+
+/// A file authored here with everything at once: a ribbon skinned to two joints with two morph
+/// targets (node default weights), a triangle rigidly under the second joint with its own morph
+/// target (mesh default weights), and a clip with LINEAR rotation, LINEAR weights, STEP weights
+/// and CUBICSPLINE translation channels. Every keyframe time and every midpoint between them
+/// equals the independent evaluation, through both loaders: `load_gltf_scene` (whole scene) and
+/// `load_gltf` (the skinned node alone, morphed before it is skinned).
+#[test]
+fn a_skinned_and_morphed_scene_with_every_interpolation_equals_the_independent_evaluation() {
+    use crate::io_support::{Glb, identity16, ribbon};
+    let mut b = Glb::new();
+    let (p, t) = ribbon(4);
+    let pos = b.floats(&p, "VEC3");
+    let idx = b.u16s(&t, "SCALAR", false);
+    let mut j = Vec::new();
+    let mut w = Vec::new();
+    for v in 0..10 {
+        let x = (v / 2) as f32;
+        j.extend([0u8, 1, 0, 0]);
+        let a = (1.0 - x / 4.0).clamp(0.0, 1.0);
+        w.extend([a, 1.0 - a, 0.0, 0.0]);
+    }
+    let joints = b.u8s(&j, "VEC4", false);
+    let weights = b.floats(&w, "VEC4");
+    let mut ib = identity16().to_vec();
+    let mut ib1 = identity16();
+    ib1[12] = -2.0;
+    ib.extend(ib1);
+    let ibm = b.floats(&ib, "MAT4");
+    let d0: Vec<f32> = (0..10)
+        .flat_map(|v| [0.0, 0.0, 0.3 * (v / 2) as f32])
+        .collect();
+    let d1: Vec<f32> = (0..10)
+        .flat_map(|v| [0.1 * (v % 2) as f32, 0.2, 0.0])
+        .collect();
+    let t0 = b.floats(&d0, "VEC3");
+    let t1 = b.floats(&d1, "VEC3");
+    let tri = b.floats(&[0.0, 0.0, 0.5, 1.0, 0.0, 0.5, 0.0, 1.0, 0.5], "VEC3");
+    let tri_d = b.floats(&[0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.5, 0.0, 0.0], "VEC3");
+    let times = b.floats(&[0.0, 0.5, 1.5], "SCALAR");
+    let q = |a: f32| [0.0, 0.0, (a / 2.0).sin(), (a / 2.0).cos()];
+    let rot: Vec<f32> = [0.0, 0.8, -0.5].iter().flat_map(|&a| q(a)).collect();
+    let rot = b.floats(&rot, "VEC4");
+    let mw = b.floats(&[0.0, 0.0, 1.0, -0.5, 0.25, 1.5], "SCALAR");
+    let step_t = b.floats(&[0.2, 1.0], "SCALAR");
+    let step_v = b.floats(&[1.0, -1.0], "SCALAR");
+    let cubic_t = b.floats(&[0.0, 1.2], "SCALAR");
+    let cubic_v = b.floats(
+        &[
+            0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.5, 0.0, 0.0, 0.0,
+            0.0,
+        ],
+        "VEC3",
+    );
+    let glb = b.glb(&format!(
+        r#""meshes":[{{"primitives":[{{"attributes":{{"POSITION":{pos},"JOINTS_0":{joints},"WEIGHTS_0":{weights}}},"indices":{idx},"targets":[{{"POSITION":{t0}}},{{"POSITION":{t1}}}]}}]}},{{"primitives":[{{"attributes":{{"POSITION":{tri}}},"targets":[{{"POSITION":{tri_d}}}]}}],"weights":[0.5]}}],
+        "skins":[{{"joints":[1,2],"inverseBindMatrices":{ibm}}}],
+        "nodes":[{{"mesh":0,"skin":0,"weights":[0.3,-0.2]}},{{"children":[2]}},{{"translation":[2.0,0.0,0.0],"children":[3]}},{{"mesh":1,"translation":[0.0,1.0,0.0]}}],
+        "scenes":[{{"nodes":[0,1]}}],"scene":0,
+        "animations":[{{"name":"all","samplers":[{{"input":{times},"output":{rot}}},{{"input":{times},"output":{mw}}},{{"input":{step_t},"output":{step_v},"interpolation":"STEP"}},{{"input":{cubic_t},"output":{cubic_v},"interpolation":"CUBICSPLINE"}}],
+        "channels":[{{"sampler":0,"target":{{"node":2,"path":"rotation"}}}},{{"sampler":1,"target":{{"node":0,"path":"weights"}}}},{{"sampler":2,"target":{{"node":3,"path":"weights"}}}},{{"sampler":3,"target":{{"node":1,"path":"translation"}}}}]}}]"#
+    ));
+    let dir = std::env::temp_dir().join(format!("rapier3d_deform_scene_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("skinned_morphed.glb");
+    std::fs::write(&path, &glb).unwrap();
+    let reference = RefFile::open(&path);
+    let anim = reference.doc.animations().next().unwrap();
+    let mut times = reference.keyframe_times(&anim);
+    let mids: Vec<f32> = times.windows(2).map(|w| 0.5 * (w[0] + w[1])).collect();
+    times.extend(mids);
+    times.push(2.0);
+
+    let (scene, report) = load_gltf_scene(&path, &LoadOptions::default()).unwrap();
+    assert_eq!(report.mesh_nodes, vec![0, 3], "{report}");
+    assert_eq!(report.morph_targets, 3);
+    let mut world = world();
+    let mut c = SkinnedColliderBuilder::from_scene(&scene)
+        .unwrap()
+        .build(&mut world)
+        .unwrap();
+    assert_eq!(
+        c.morph_weights(),
+        &[0.3, -0.2, 0.5],
+        "node weights, then mesh weights"
+    );
+    compare(
+        "rest",
+        &scene,
+        shape_of(&world, &c),
+        &reference.posed(&[0, 3], None, 0.0),
+    );
+    // The single-mesh loader: the skinned node, morphed and then skinned.
+    let (asset, _) = load_gltf(&path, &LoadOptions::default()).unwrap();
+    let mut single_world = self::world();
+    let mut single = SkinnedColliderBuilder::from_gltf(&asset)
+        .unwrap()
+        .build(&mut single_world)
+        .unwrap();
+    let ribbon_render = scene.parts[0].render_vertices.clone();
+    for &t in &times {
+        c.pose_clip(&mut world.colliders, 0, t, ClipTime::Clamp)
+            .unwrap();
+        let expected = reference.posed(&[0, 3], Some(&anim), t);
+        compare(
+            &format!("scene t {t}"),
+            &scene,
+            shape_of(&world, &c),
+            &expected,
+        );
+        single
+            .pose_clip(&mut single_world.colliders, 0, t, ClipTime::Clamp)
+            .unwrap();
+        let shape = shape_of(&single_world, &single);
+        for r in ribbon_render.clone() {
+            let got = shape.vertex(asset.render.to_welded[r]).as_dvec3();
+            assert!(
+                (got - expected[r]).length() <= 1e-5 * 5.0,
+                "load_gltf t {t} vertex {r}: {got:?} vs {:?}",
+                expected[r]
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -6,6 +6,9 @@ use std::path::Path;
 
 use rapier3d::parry::glamx::{DMat4, DQuat, DVec3};
 
+/// A node's translation, rotation, scale.
+type Trs = (DVec3, DQuat, DVec3);
+
 /// A parsed file with its buffers (GLB chunk, data URI or external file).
 pub struct RefFile {
     pub doc: gltf::Document,
@@ -124,7 +127,7 @@ impl RefFile {
         &self,
         anim: Option<&gltf::Animation<'_>>,
         t: f32,
-    ) -> (Vec<(DVec3, DQuat, DVec3)>, Vec<Option<Vec<f64>>>) {
+    ) -> (Vec<Trs>, Vec<Option<Vec<f64>>>) {
         let mut locals: Vec<_> = self
             .doc
             .nodes()
@@ -203,7 +206,8 @@ impl RefFile {
                     gltf::animation::Interpolation::CubicSpline => {
                         let td = t1 - t0;
                         let g = |i: usize| out[i * width..(i + 1) * width].to_vec();
-                        let (v0, b0, a1, v1) = (g(3 * k + 1), g(3 * k + 2), g(3 * k + 3), g(3 * k + 4));
+                        let (v0, b0, a1, v1) =
+                            (g(3 * k + 1), g(3 * k + 2), g(3 * k + 3), g(3 * k + 4));
                         let (s2, s3) = (s * s, s * s * s);
                         (0..width)
                             .map(|j| {
@@ -218,7 +222,9 @@ impl RefFile {
             };
             let n = c.target().node().index();
             match c.target().property() {
-                gltf::animation::Property::Translation => locals[n].0 = DVec3::new(v[0], v[1], v[2]),
+                gltf::animation::Property::Translation => {
+                    locals[n].0 = DVec3::new(v[0], v[1], v[2])
+                }
                 gltf::animation::Property::Rotation => {
                     locals[n].1 = DQuat::from_xyzw(v[0], v[1], v[2], v[3]).normalize()
                 }
@@ -231,7 +237,11 @@ impl RefFile {
 
     /// World matrices of every node at time `t` of `anim` (`None`: rest pose). Nodes given as a
     /// matrix keep it unless animated.
-    pub fn world(&self, anim: Option<&gltf::Animation<'_>>, t: f32) -> (Vec<DMat4>, Vec<Option<Vec<f64>>>) {
+    pub fn world(
+        &self,
+        anim: Option<&gltf::Animation<'_>>,
+        t: f32,
+    ) -> (Vec<DMat4>, Vec<Option<Vec<f64>>>) {
         let (locals, weights) = self.locals(anim, t);
         let animated: Vec<bool> = {
             let mut a = vec![false; locals.len()];
@@ -254,12 +264,21 @@ impl RefFile {
                     gltf::scene::Transform::Matrix { matrix } if !animated[i] => {
                         DMat4::from_cols_array_2d(&matrix.map(|c| c.map(f64::from)))
                     }
-                    _ => DMat4::from_scale_rotation_translation(locals[i].2, locals[i].1, locals[i].0),
+                    _ => DMat4::from_scale_rotation_translation(
+                        locals[i].2,
+                        locals[i].1,
+                        locals[i].0,
+                    ),
                 }
             })
             .collect();
         let mut world = vec![None; local.len()];
-        fn get(i: usize, parents: &[Option<usize>], local: &[DMat4], world: &mut Vec<Option<DMat4>>) -> DMat4 {
+        fn get(
+            i: usize,
+            parents: &[Option<usize>],
+            local: &[DMat4],
+            world: &mut Vec<Option<DMat4>>,
+        ) -> DMat4 {
             if let Some(w) = world[i] {
                 return w;
             }
@@ -270,7 +289,9 @@ impl RefFile {
             world[i] = Some(w);
             w
         }
-        let out = (0..local.len()).map(|i| get(i, &parents, &local, &mut world)).collect();
+        let out = (0..local.len())
+            .map(|i| get(i, &parents, &local, &mut world))
+            .collect();
         (out, weights)
     }
 
@@ -284,19 +305,29 @@ impl RefFile {
         for &i in nodes {
             let node = &all[i];
             let mesh = node.mesh().unwrap();
-            let targets = mesh.primitives().next().map_or(0, |p| p.morph_targets().len());
+            let targets = mesh
+                .primitives()
+                .next()
+                .map_or(0, |p| p.morph_targets().len());
             let mw: Vec<f64> = animated_weights[i].clone().unwrap_or_else(|| {
                 node.weights()
                     .or_else(|| mesh.weights())
-                    .map_or(vec![0.0; targets], |w| w.iter().map(|&x| f64::from(x)).collect())
+                    .map_or(vec![0.0; targets], |w| {
+                        w.iter().map(|&x| f64::from(x)).collect()
+                    })
             });
             let joint_matrices: Option<Vec<DMat4>> = node.skin().map(|skin| {
                 let r = skin.reader(|b| Some(&self.buffers[b.index()]));
                 let ibm: Vec<DMat4> = match r.read_inverse_bind_matrices() {
-                    Some(m) => m.map(|m| DMat4::from_cols_array_2d(&m.map(|c| c.map(f64::from)))).collect(),
+                    Some(m) => m
+                        .map(|m| DMat4::from_cols_array_2d(&m.map(|c| c.map(f64::from))))
+                        .collect(),
                     None => vec![DMat4::IDENTITY; skin.joints().count()],
                 };
-                skin.joints().zip(ibm).map(|(j, b)| world[j.index()] * b).collect()
+                skin.joints()
+                    .zip(ibm)
+                    .map(|(j, b)| world[j.index()] * b)
+                    .collect()
             });
             for p in mesh.primitives() {
                 let r = p.reader(|b| Some(&self.buffers[b.index()]));

@@ -32,7 +32,10 @@ fn every_asset_loads_whole_and_its_report_matches_the_gltf_readers() {
                     .unwrap()
                     .count();
             }
-            targets += mesh.primitives().next().map_or(0, |p| p.morph_targets().len());
+            targets += mesh
+                .primitives()
+                .next()
+                .map_or(0, |p| p.morph_targets().len());
             if let Some(s) = all[n].skin()
                 && !skins.contains(&s.index())
             {
@@ -78,7 +81,12 @@ fn the_kenney_character_is_six_rigid_parts_following_its_animated_nodes() {
     let path = asset_path("skinned/kenney_platformer_character.glb");
     let (scene, report) = load_gltf_scene(&path, &LoadOptions::default()).unwrap();
     assert_eq!(scene.parts.len(), 6, "{report}");
-    assert!(scene.parts.iter().all(|p| p.skin.is_none() && p.bone.is_some()));
+    assert!(
+        scene
+            .parts
+            .iter()
+            .all(|p| p.skin.is_none() && p.bone.is_some())
+    );
     assert!(
         scene.bones.iter().all(|b| b.kind == BoneKind::Node),
         "every part hangs from an animated node: {:?}",
@@ -99,7 +107,11 @@ fn the_kenney_character_is_six_rigid_parts_following_its_animated_nodes() {
 fn nodes_are_selected_by_index_or_name_and_unknown_ones_are_typed_errors() {
     let path = asset_path("skinned/kenney_platformer_character.glb");
     let contents = GltfContents::read(&path).unwrap();
-    let named: Vec<_> = contents.mesh_nodes.iter().filter(|m| m.name.is_some()).collect();
+    let named: Vec<_> = contents
+        .mesh_nodes
+        .iter()
+        .filter(|m| m.name.is_some())
+        .collect();
     assert!(named.len() >= 2, "{contents}");
     let (a, b) = (named[0], named[1]);
     let opts = LoadOptions {
@@ -151,11 +163,20 @@ fn contents_list_mesh_nodes_skins_clips_and_morph_targets() {
     assert_eq!(fox.skins[0].joints.len(), 24);
     let names: Vec<_> = fox.clips.iter().map(|c| c.name.clone().unwrap()).collect();
     assert_eq!(names, ["Survey", "Walk", "Run"]);
-    let morph = GltfContents::read(asset_path("morph/MorphStressTest/MorphStressTest.gltf")).unwrap();
+    let morph =
+        GltfContents::read(asset_path("morph/MorphStressTest/MorphStressTest.gltf")).unwrap();
     assert_eq!(morph.mesh_nodes[0].morph_targets, 8);
-    assert!(morph.clips.iter().all(|c| c.morph_weight_channels == 1 && c.animated_nodes == 0));
+    assert!(
+        morph
+            .clips
+            .iter()
+            .all(|c| c.morph_weight_channels == 1 && c.animated_nodes == 0)
+    );
     let text = fox.to_string();
-    assert!(text.contains("576 triangles, skin 0") && text.contains("clip 1 `Walk`"), "{text}");
+    assert!(
+        text.contains("576 triangles, skin 0") && text.contains("clip 1 `Walk`"),
+        "{text}"
+    );
 }
 
 /// Two mesh nodes: node 0 (skinned ribbon, mesh 0), node 1 (rigid triangle, mesh 1) under
@@ -236,7 +257,14 @@ fn a_skin_whose_joints_are_not_in_the_scene_is_a_typed_error() {
     s.scenes = r#"[{"nodes":[0]}]"#.into();
     let e = s.load().unwrap_err();
     assert!(
-        matches!(e, LoadError::JointNotInScene { skin: 0, joint: 0, node: 2 }),
+        matches!(
+            e,
+            LoadError::JointNotInScene {
+                skin: 0,
+                joint: 0,
+                node: 2
+            }
+        ),
         "{e}"
     );
     assert!(e.to_string().contains("node 2"), "{e}");
@@ -246,13 +274,21 @@ fn a_skin_whose_joints_are_not_in_the_scene_is_a_typed_error() {
 fn morph_target_counts_that_differ_between_primitives_are_a_typed_error() {
     let mut s = scene();
     let d = s.b.floats(&[0.0, 0.0, 0.5].repeat(3), "VEC3");
-    let tri = s.b.floats(&[2.0, 0.0, 1.0, 3.0, 0.0, 1.0, 2.0, 1.0, 1.0], "VEC3");
+    let tri =
+        s.b.floats(&[2.0, 0.0, 1.0, 3.0, 0.0, 1.0, 2.0, 1.0, 1.0], "VEC3");
     s.mesh1 = format!(
         r#"{{"attributes":{{"POSITION":5}},"targets":[{{"POSITION":{d}}}]}},{{"attributes":{{"POSITION":{tri}}}}}"#
     );
     let e = s.load().unwrap_err();
     assert!(
-        matches!(e, LoadError::MorphTargets { mesh: 1, primitive: 1, .. }),
+        matches!(
+            e,
+            LoadError::MorphTargets {
+                mesh: 1,
+                primitive: 1,
+                ..
+            }
+        ),
         "{e}"
     );
 }
@@ -291,7 +327,14 @@ fn animated_weights_of_the_wrong_length_are_a_typed_error() {
     );
     let e = s.load().unwrap_err();
     assert!(
-        matches!(e, LoadError::MismatchedAccessorCount { expected: 4, actual: 3, .. }),
+        matches!(
+            e,
+            LoadError::MismatchedAccessorCount {
+                expected: 4,
+                actual: 3,
+                ..
+            }
+        ),
         "{e}"
     );
 }

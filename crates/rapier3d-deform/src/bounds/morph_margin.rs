@@ -69,7 +69,12 @@ impl MorphMarginBounds {
                         x.2 = x.2.max(d);
                         x.3 = x.3.max(d.abs().max_element());
                     }
-                    None => boxes.push((w, d.min(Vec3::ZERO), d.max(Vec3::ZERO), d.abs().max_element())),
+                    None => boxes.push((
+                        w,
+                        d.min(Vec3::ZERO),
+                        d.max(Vec3::ZERO),
+                        d.abs().max_element(),
+                    )),
                 }
             }
         }
@@ -159,11 +164,19 @@ impl MorphMarginBounds {
         let slack = eps * magnitude + f64::from(f32::MIN_POSITIVE);
         let down = |x: f64| {
             let f = (x - slack) as f32;
-            if f64::from(f) > x - slack { f.next_down() } else { f }
+            if f64::from(f) > x - slack {
+                f.next_down()
+            } else {
+                f
+            }
         };
         let up = |x: f64| {
             let f = (x + slack) as f32;
-            if f64::from(f) < x + slack { f.next_up() } else { f }
+            if f64::from(f) < x + slack {
+                f.next_up()
+            } else {
+                f
+            }
         };
         (
             Vec3::new(down(lo[0]), down(lo[1]), down(lo[2])),

@@ -156,14 +156,11 @@ impl SkinnedColliderBuilder {
     /// # Performance
     /// O(vertices · (influences + morph targets) + nodes + keyframes): the data are cloned.
     pub fn from_gltf(asset: &GltfAsset) -> Result<Self> {
-        let skin = asset
-            .skinning
-            .clone()
-            .ok_or(DeformError::NotAvailable {
-                what: "SkinnedColliderBuilder::from_gltf",
-                reason: "the loaded mesh has no skin (load every mesh node with load_gltf_scene \
+        let skin = asset.skinning.clone().ok_or(DeformError::NotAvailable {
+            what: "SkinnedColliderBuilder::from_gltf",
+            reason: "the loaded mesh has no skin (load every mesh node with load_gltf_scene \
                          and use SkinnedColliderBuilder::from_scene)",
-            })?;
+        })?;
         let mut builder = Self::new(asset.mesh.clone(), skin)?;
         let mut morph_nodes = Vec::new();
         if let (Some(m), Some(node)) = (&asset.morph, asset.mesh_node) {
@@ -410,7 +407,10 @@ impl SkinnedColliderBuilder {
             body: RigidBodyHandle::invalid(),
             collider: ColliderHandle::invalid(),
             skin: self.skin,
-            morph_weights: self.morph.as_ref().map_or_else(Vec::new, |m| m.weights().to_vec()),
+            morph_weights: self
+                .morph
+                .as_ref()
+                .map_or_else(Vec::new, |m| m.weights().to_vec()),
             morph: self.morph,
             rig: self.rig,
             root: self.root,
@@ -642,7 +642,11 @@ impl SkinnedCollider {
     ///
     /// # Performance
     /// O(bones + targets).
-    pub fn set_morph_weights(&mut self, colliders: &mut ColliderSet, weights: &[f32]) -> Result<()> {
+    pub fn set_morph_weights(
+        &mut self,
+        colliders: &mut ColliderSet,
+        weights: &[f32],
+    ) -> Result<()> {
         crate::deformation::check_target_weights(weights, self.morph_weights.len())?;
         pose_deformable_mesh_with_morphs(colliders, self.collider, self.skin.governors(), weights)?;
         self.morph_weights.copy_from_slice(weights);
@@ -692,7 +696,6 @@ impl SkinnedCollider {
     pub fn morph_targets(&self) -> Option<&MorphDeltas> {
         self.morph.as_ref()
     }
-
 
     /// Poses the collider in the rest pose of its glTF hierarchy (the nodes' own transforms, the
     /// default morph weights): what a skin without any clip can be shown in. Without a glTF rig:

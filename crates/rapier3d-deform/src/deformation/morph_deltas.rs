@@ -261,7 +261,11 @@ mod tests {
         ));
         assert!(matches!(
             m.add_group(0, vec![vec![Vec3::X; 6]]),
-            Err(DeformError::IndexOutOfRange { index: 5, len: 5, .. })
+            Err(DeformError::IndexOutOfRange {
+                index: 5,
+                len: 5,
+                ..
+            })
         ));
         assert!(matches!(
             m.add_group(0, vec![vec![Vec3::X; 1], vec![Vec3::X; 2]]),

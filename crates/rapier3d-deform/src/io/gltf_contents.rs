@@ -114,19 +114,14 @@ impl GltfContents {
         let (order, in_scene) = scene_order(doc);
         let nodes: Vec<gltf::Node<'_>> = doc.nodes().collect();
         let mut mesh_nodes: Vec<MeshNodeInfo> = Vec::new();
-        let outside = doc
-            .nodes()
-            .map(|n| n.index())
-            .filter(|&i| !in_scene[i]);
+        let outside = doc.nodes().map(|n| n.index()).filter(|&i| !in_scene[i]);
         for i in order.iter().copied().chain(outside) {
             let node = &nodes[i];
             let Some(mesh) = node.mesh() else { continue };
             let mut vertices = 0;
             let mut triangles = 0;
             for p in mesh.primitives() {
-                let n = p
-                    .get(&gltf::Semantic::Positions)
-                    .map_or(0, |a| a.count());
+                let n = p.get(&gltf::Semantic::Positions).map_or(0, |a| a.count());
                 vertices += n;
                 let k = p.indices().map_or(n, |a| a.count());
                 triangles += match p.mode() {
@@ -169,9 +164,7 @@ impl GltfContents {
                 let mut nodes: Vec<usize> = anim
                     .channels
                     .iter()
-                    .filter(|c| {
-                        !matches!(c.target.path, Checked::Valid(P::MorphTargetWeights))
-                    })
+                    .filter(|c| !matches!(c.target.path, Checked::Valid(P::MorphTargetWeights)))
                     .map(|c| c.target.node.value())
                     .collect();
                 nodes.sort_unstable();
@@ -268,7 +261,13 @@ impl fmt::Display for GltfContents {
             writeln!(f)?;
         }
         for s in &self.skins {
-            writeln!(f, "  skin {}{}: {} joints", s.skin, name(&s.name), s.joints.len())?;
+            writeln!(
+                f,
+                "  skin {}{}: {} joints",
+                s.skin,
+                name(&s.name),
+                s.joints.len()
+            )?;
         }
         for c in &self.clips {
             writeln!(

@@ -398,7 +398,11 @@ fn build(src: &GltfSource, options: &LoadOptions) -> Result<(GltfAsset, LoadRepo
 
 /// Render vertices whose weights differ by more than `1e-4` from those of the render vertex
 /// their welded vertex follows.
-pub(crate) fn weight_conflicts(w: &ConvexWeights, to_welded: &[u32], representative: &[u32]) -> usize {
+pub(crate) fn weight_conflicts(
+    w: &ConvexWeights,
+    to_welded: &[u32],
+    representative: &[u32],
+) -> usize {
     (0..to_welded.len())
         .filter(|&r| {
             let rep = representative[to_welded[r] as usize] as usize;
@@ -414,7 +418,11 @@ pub(crate) fn weight_conflicts(w: &ConvexWeights, to_welded: &[u32], representat
 
 /// Render vertices whose morph deltas differ by more than `1e-4` from those of the render vertex
 /// their welded vertex follows.
-pub(crate) fn delta_conflicts(deltas: &[Vec<Vec3>], to_welded: &[u32], representative: &[u32]) -> usize {
+pub(crate) fn delta_conflicts(
+    deltas: &[Vec<Vec3>],
+    to_welded: &[u32],
+    representative: &[u32],
+) -> usize {
     (0..to_welded.len())
         .filter(|&r| {
             let rep = representative[to_welded[r] as usize] as usize;

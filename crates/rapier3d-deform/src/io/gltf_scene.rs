@@ -379,7 +379,8 @@ fn build_scene(
                 };
                 let root = root_joint(&skeleton, &joints, skin.skeleton().map(|n| n.index()));
                 let zero_before = report.zero_weight_vertices.len();
-                let w = build_weights(&merged.influences, joints.len(), root, options, &mut report)?;
+                let w =
+                    build_weights(&merged.influences, joints.len(), root, options, &mut report)?;
                 for v in &mut report.zero_weight_vertices[zero_before..] {
                     *v += render_offset;
                 }
@@ -403,7 +404,11 @@ fn build_scene(
                 let rows = welded
                     .representative
                     .iter()
-                    .map(|&r| w.iter_row(r as usize).map(|(j, x)| (bone_of(j), x)).collect())
+                    .map(|&r| {
+                        w.iter_row(r as usize)
+                            .map(|(j, x)| (bone_of(j), x))
+                            .collect()
+                    })
                     .collect();
                 (rows, None)
             }
@@ -426,11 +431,14 @@ fn build_scene(
                         let (kind, offset) = match governing {
                             Some(n) => (
                                 BoneKind::Node,
-                                inverse(&rest_world[n]).map_or(Affine::IDENTITY, |m| affine_f64(&m)),
+                                inverse(&rest_world[n])
+                                    .map_or(Affine::IDENTITY, |m| affine_f64(&m)),
                             ),
                             None => (BoneKind::Static, Affine::IDENTITY),
                         };
-                        if governing.is_some() && inverse(&rest_world[governing.unwrap_or(0)]).is_none() {
+                        if governing.is_some()
+                            && inverse(&rest_world[governing.unwrap_or(0)]).is_none()
+                        {
                             report.warnings.push(format!(
                                 "node {}: rest world transform is not invertible; its parts \
                                  follow it with an identity offset",
@@ -447,7 +455,10 @@ fn build_scene(
                         b
                     }
                 };
-                (vec![vec![(b, 1.0)]; welded.mesh.vertex_count()], Some(b as usize))
+                (
+                    vec![vec![(b, 1.0)]; welded.mesh.vertex_count()],
+                    Some(b as usize),
+                )
             }
         };
 
@@ -485,7 +496,13 @@ fn build_scene(
                 Some(
                     mm.position_deltas
                         .iter()
-                        .map(|d| welded.representative.iter().map(|&r| d[r as usize]).collect())
+                        .map(|d| {
+                            welded
+                                .representative
+                                .iter()
+                                .map(|&r| d[r as usize])
+                                .collect()
+                        })
                         .collect::<Vec<Vec<Vec3>>>(),
                 )
             }
@@ -566,12 +583,9 @@ fn build_scene(
             }
             _ => None,
         };
-        render.triangles.extend(
-            p.merged
-                .triangles
-                .iter()
-                .map(|t| t.map(|i| i + r0 as u32)),
-        );
+        render
+            .triangles
+            .extend(p.merged.triangles.iter().map(|t| t.map(|i| i + r0 as u32)));
         render
             .to_welded
             .extend(p.welded.render_to_welded.iter().map(|&w| w + v0 as u32));

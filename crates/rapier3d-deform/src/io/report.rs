@@ -154,7 +154,11 @@ impl std::fmt::Display for LoadReport {
             self.morph_targets
         )?;
         if self.renormalised_weight_rows > 0 {
-            writeln!(f, "  renormalised weight rows: {}", self.renormalised_weight_rows)?;
+            writeln!(
+                f,
+                "  renormalised weight rows: {}",
+                self.renormalised_weight_rows
+            )?;
         }
         if !self.zero_weight_vertices.is_empty() {
             writeln!(

@@ -296,9 +296,9 @@ impl DeformableMeshShape {
         };
         let node_margins = (0..self.tree.nodes().len())
             .map(|i| {
-                self.tree.node_patch(i).map(|_| {
-                    MorphMarginBounds::new(&morph, rest, node_vertices(i), influences)
-                })
+                self.tree
+                    .node_patch(i)
+                    .map(|_| MorphMarginBounds::new(&morph, rest, node_vertices(i), influences))
             })
             .collect();
         let root_margin = MorphMarginBounds::new(&morph, rest, 0..n as u32, influences);
@@ -525,7 +525,11 @@ impl DeformableMeshShape {
             }
             (Some(_), Some(patch)) => {
                 let aabb = BOUNDS_WS.with(|ws| patch.aabb(&self.governors, &mut ws.borrow_mut()));
-                match self.morph.as_deref().and_then(|m| m.node_margins[iu].as_ref()) {
+                match self
+                    .morph
+                    .as_deref()
+                    .and_then(|m| m.node_margins[iu].as_ref())
+                {
                     Some(margin) => self.with_margin(aabb, margin, patch.governors()),
                     None => aabb,
                 }
