@@ -34,11 +34,10 @@ impl Rig {
     fn bones(&self, clip: Option<&AnimationClip>, t: f32, out: &mut Vec<Affine>) {
         let world = self.skeleton.node_world_transforms(clip, t);
         out.clear();
-        out.extend(
-            self.bone_nodes
-                .iter()
-                .map(|n| n.map_or(Affine::IDENTITY, |n| world[n])),
-        );
+        out.extend(self.bone_nodes.iter().map(|n| {
+            n.and_then(|n| world.get(n).copied())
+                .unwrap_or(Affine::IDENTITY)
+        }));
     }
 
     fn morph_weights(&self, clip: Option<&AnimationClip>, t: f32, out: &mut [f32]) {
@@ -629,7 +628,10 @@ impl SkinnedCollider {
         let bones: Vec<Affine> = rig
             .bone_nodes
             .iter()
-            .map(|n| n.map_or(Affine::IDENTITY, |n| node_world[n]))
+            .map(|n| {
+                n.and_then(|n| node_world.get(n).copied())
+                    .unwrap_or(Affine::IDENTITY)
+            })
             .collect();
         self.pose_bones(colliders, &bones)
     }

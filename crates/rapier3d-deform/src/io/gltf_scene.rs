@@ -6,20 +6,6 @@
 //! §3.7.3 "Skins" (joint matrix `world(joint) · inverseBind`; the skinned node's own transform is
 //! ignored) and §3.11 "Animations" (TRS and `weights` channels). Morphing comes before skinning,
 //! as §3.7.2.2 and §3.7.3 order them.
-//!
-//! # Governors
-//! Every vertex is `Σ_k w_k G_k p0` where each governor `G_k = world(node_k) · offset_k`
-//! ([`SceneBone`]):
-//!
-//! | part | rest position `p0` | governors |
-//! |---|---|---|
-//! | skinned primitive | bind-space position | one per skin joint: `world(joint) · inverseBind` |
-//! | primitive on a node under a joint or an animated node | scene position in the rest pose | its nearest such ancestor (or itself) `n`: `world(n) · world_rest(n)⁻¹`, weight 1 |
-//! | primitive under nothing animated | scene position in the rest pose | one static governor (identity), weight 1 |
-//!
-//! so a rigid part is a vertex set with weight 1 on its node, and the mesh is one
-//! [`LinearBlendSkinning`] whose bones are [`GltfScene::bones`]. Each part is welded on its
-//! own (vertices of different parts never merge), then the parts are concatenated.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -96,8 +82,22 @@ pub struct ScenePart {
     pub default_morph_weights: Vec<f32>,
 }
 
-/// A glTF scene loaded whole: every selected mesh node in one governed mesh
-/// (see the [module documentation](self)).
+/// A glTF scene loaded whole ([`load_gltf_scene`]): every selected mesh node in one governed
+/// mesh.
+///
+/// # Governors
+/// Every vertex is `Σ_k w_k G_k p0` where each governor `G_k = world(node_k) · offset_k`
+/// ([`SceneBone`]):
+///
+/// | part | rest position `p0` | governors |
+/// |---|---|---|
+/// | skinned primitive | bind-space position | one per skin joint: `world(joint) · inverseBind` |
+/// | primitive on a node under a joint or an animated node | scene position in the rest pose | its nearest such ancestor (or itself) `n`: `world(n) · world_rest(n)⁻¹`, weight 1 |
+/// | primitive under nothing animated | scene position in the rest pose | one static governor (identity), weight 1 |
+///
+/// so a rigid part is a vertex set with weight 1 on its node, and the mesh is one
+/// [`LinearBlendSkinning`] whose bones are [`GltfScene::bones`]. Each part is welded on its
+/// own (vertices of different parts never merge), then the parts are concatenated.
 ///
 /// Pose it with [`Self::bone_transforms`] (a clip time, the rest pose), [`Self::bind_bone_transforms`]
 /// or [`Self::bone_transforms_from_nodes`] (the game's own node transforms), and
@@ -688,7 +688,11 @@ impl GltfScene {
         let world = self.skeleton.node_world_transforms(clip, t);
         self.bones
             .iter()
-            .map(|b| b.node.map_or(Affine::IDENTITY, |n| world[n]))
+            .map(|b| {
+                b.node
+                    .and_then(|n| world.get(n).copied())
+                    .unwrap_or(Affine::IDENTITY)
+            })
             .collect()
     }
 
@@ -728,7 +732,11 @@ impl GltfScene {
         Ok(self
             .bones
             .iter()
-            .map(|b| b.node.map_or(Affine::IDENTITY, |n| node_world[n]))
+            .map(|b| {
+                b.node
+                    .and_then(|n| node_world.get(n).copied())
+                    .unwrap_or(Affine::IDENTITY)
+            })
             .collect())
     }
 
