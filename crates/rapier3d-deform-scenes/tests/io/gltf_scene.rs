@@ -179,9 +179,9 @@ fn contents_list_mesh_nodes_skins_clips_and_morph_targets() {
     );
 }
 
-/// Two mesh nodes: node 0 (skinned ribbon, mesh 0), node 1 (rigid triangle, mesh 1) under
-/// joint node 2; joints are nodes 2 and 3. `nodes`, `meshes_extra` (appended to mesh 1's
-/// primitive JSON) and `animations` are spliced in.
+/// Two mesh nodes: node 0 (skinned ribbon, mesh 0), node 1 (rigid triangle, mesh 1, accessor 5)
+/// under joint node 2; joints are nodes 2 and 3. `nodes`, `mesh1` (mesh 1's primitives),
+/// `scenes`, `skins` and `animations` are spliced into the JSON.
 struct Scene {
     b: Glb,
     nodes: String,
@@ -194,10 +194,11 @@ struct Scene {
 fn scene() -> Scene {
     let mut b = Glb::new();
     let (p, t) = ribbon(2);
-    let pos = b.floats(&p, "VEC3");
-    let idx = b.u16s(&t, "SCALAR", false);
-    let j = b.u8s(&[0u8, 1, 0, 0].repeat(6), "VEC4", false);
-    let w = b.floats(&[0.5f32, 0.5, 0.0, 0.0].repeat(6), "VEC4");
+    // Accessors 0..=5, as the JSON of `Scene::glb` names them.
+    b.floats(&p, "VEC3");
+    b.u16s(&t, "SCALAR", false);
+    b.u8s(&[0u8, 1, 0, 0].repeat(6), "VEC4", false);
+    b.floats(&[0.5f32, 0.5, 0.0, 0.0].repeat(6), "VEC4");
     let ibm = b.floats(&identity16().repeat(2), "MAT4");
     let tri = b.floats(&[0.0, 0.0, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0, 1.0], "VEC3");
     let mesh1 = format!(r#"{{"attributes":{{"POSITION":{tri}}}}}"#);
@@ -208,10 +209,7 @@ fn scene() -> Scene {
         scenes: r#"[{"nodes":[0,2]}]"#.into(),
         skins: format!(r#"[{{"joints":[2,3],"inverseBindMatrices":{ibm}}}]"#),
         animations: String::new(),
-        b: {
-            let _ = (pos, idx, j, w);
-            b
-        },
+        b,
     }
 }
 
@@ -311,6 +309,18 @@ fn default_weights_of_the_wrong_length_are_a_typed_error() {
     let posed = scene.posed_positions(None, 0.0);
     let v = scene.parts[1].vertices.start;
     assert!((posed[v].z - 1.25).abs() < 1e-6, "{:?}", posed[v]);
+}
+
+#[test]
+fn morph_target_accessors_of_the_wrong_length_are_a_typed_error() {
+    let mut s = scene();
+    let d = s.b.floats(&[0.0, 0.0, 0.5].repeat(2), "VEC3");
+    s.mesh1 = format!(r#"{{"attributes":{{"POSITION":5}},"targets":[{{"POSITION":{d}}}]}}"#);
+    let e = s.load().unwrap_err();
+    assert!(
+        matches!(&e, LoadError::MismatchedAccessorCount { accessor, expected: 3, actual: 2, what } if *accessor == d && what.contains("target 0 POSITION")),
+        "{e}"
+    );
 }
 
 #[test]

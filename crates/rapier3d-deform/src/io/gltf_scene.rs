@@ -340,6 +340,7 @@ fn build_scene(
     let mut inverse_binds: HashMap<usize, Vec<Affine>> = HashMap::new();
     let mut parts: Vec<PartData> = Vec::new();
     let mut skins_used: Vec<usize> = Vec::new();
+    let (mut render_offset, mut triangle_offset) = (0usize, 0usize);
     for &i in &selected {
         let node = &nodes[i];
         let Some(mesh) = node.mesh() else { continue };
@@ -358,8 +359,6 @@ fn build_scene(
             }
             Err(e) => return Err(e.into()),
         };
-        let render_offset: usize = parts.iter().map(|p| p.merged.positions.len()).sum();
-        let triangle_offset: usize = parts.iter().map(|p| p.merged.triangles.len()).sum();
 
         // Weights.
         let (rows, bone): (Vec<Vec<(u32, f32)>>, Option<usize>) = match &skin {
@@ -429,22 +428,21 @@ fn build_scene(
                     Some(&b) => b,
                     None => {
                         let (kind, offset) = match governing {
-                            Some(n) => (
-                                BoneKind::Node,
-                                inverse(&rest_world[n])
-                                    .map_or(Affine::IDENTITY, |m| affine_f64(&m)),
-                            ),
+                            Some(n) => {
+                                let offset = match inverse(&rest_world[n]) {
+                                    Some(m) => affine_f64(&m),
+                                    None => {
+                                        report.warnings.push(format!(
+                                            "node {n}: rest world transform is not invertible; \
+                                             the parts under it follow it with an identity offset"
+                                        ));
+                                        Affine::IDENTITY
+                                    }
+                                };
+                                (BoneKind::Node, offset)
+                            }
                             None => (BoneKind::Static, Affine::IDENTITY),
                         };
-                        if governing.is_some()
-                            && inverse(&rest_world[governing.unwrap_or(0)]).is_none()
-                        {
-                            report.warnings.push(format!(
-                                "node {}: rest world transform is not invertible; its parts \
-                                 follow it with an identity offset",
-                                governing.unwrap_or(0)
-                            ));
-                        }
                         bones.push(SceneBone {
                             node: governing,
                             kind,
@@ -516,6 +514,8 @@ fn build_scene(
             .filter(|t| !dropped.contains(t))
             .map(|t| t + triangle_offset)
             .collect();
+        render_offset += merged.positions.len();
+        triangle_offset += merged.triangles.len();
         parts.push(PartData {
             part: ScenePart {
                 node: i,
