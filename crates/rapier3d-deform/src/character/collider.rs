@@ -556,6 +556,9 @@ impl SkinnedCollider {
         };
         let mut bones = Vec::new();
         rig.bones(Some(clip), t, &mut bones);
+        if self.morph.is_none() {
+            return self.pose_bones(colliders, &bones);
+        }
         let mut weights = self.morph_weights.clone();
         rig.morph_weights(Some(clip), t, &mut weights);
         self.pose_bones_and_morphs(colliders, &bones, &weights)
@@ -659,7 +662,7 @@ impl SkinnedCollider {
     /// one update.
     ///
     /// # Errors
-    /// As both; nothing changes on error.
+    /// As both; a rejected pose (wrong lengths, non-finite values) changes nothing.
     ///
     /// # Performance
     /// O(bones + targets).
@@ -670,22 +673,12 @@ impl SkinnedCollider {
         morph_weights: &[f32],
     ) -> Result<()> {
         crate::deformation::check_target_weights(morph_weights, self.morph_weights.len())?;
-        let previous = self.skin.governors().to_vec();
         self.bones.clear();
         self.bones
             .extend(bones.iter().map(|b| self.root.compose(b)));
         self.skin.set_bone_transforms(&self.bones)?;
-        if let Err(e) = pose_deformable_mesh_with_morphs(
-            colliders,
-            self.collider,
-            self.skin.governors(),
-            morph_weights,
-        ) {
-            self.skin.set_skinning_transforms(&previous)?;
-            return Err(e);
-        }
         self.morph_weights.copy_from_slice(morph_weights);
-        Ok(())
+        self.write_pose(colliders)
     }
 
     /// The current morph weights (one per target: the glTF scene's parts in order, each its

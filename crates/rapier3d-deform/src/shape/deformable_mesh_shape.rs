@@ -449,29 +449,32 @@ impl DeformableMeshShape {
                 f32::from_bits(slot[2].load(Ordering::Relaxed)),
             );
         }
-        let p = match &self.morph {
+        let p = match self.morph.as_deref() {
             None => deform_vertex(
                 self.tree.rest_positions(),
                 self.tree.weights(),
                 &self.governors,
                 vu,
             ),
-            Some(m) => {
-                let p0 =
-                    m.deltas
-                        .displace_with(&self.morph_weights, vu, self.tree.rest_positions()[vu]);
-                let mut p = Vec3::ZERO;
-                for (g, w) in self.tree.weights().iter_row(vu) {
-                    p += w * self.governors[g as usize].transform_point(p0);
-                }
-                p
-            }
+            Some(m) => self.morphed_vertex(m, vu),
         };
         for (a, x) in slot.iter().zip(p.to_array()) {
             a.store(x.to_bits(), Ordering::Relaxed);
         }
         self.cache.vertex_stamp[vu].store(self.epoch, Ordering::Release);
         self.cache.vertices_deformed.fetch_add(1, Ordering::Relaxed);
+        p
+    }
+
+    /// Vertex `v` morphed, then deformed by the governors.
+    fn morphed_vertex(&self, m: &ShapeMorph, v: usize) -> Vec3 {
+        let p0 = m
+            .deltas
+            .displace_with(&self.morph_weights, v, self.tree.rest_positions()[v]);
+        let mut p = Vec3::ZERO;
+        for (g, w) in self.tree.weights().iter_row(v) {
+            p += w * self.governors[g as usize].transform_point(p0);
+        }
         p
     }
 
