@@ -1,12 +1,24 @@
-//! Fuzz target: arbitrary bytes → `load_gltf_slice` (lenient and strict); a loaded asset is then
-//! posed with every clip at a few times and skinned, so evaluation paths run on fuzzed data too.
+//! Fuzz target: arbitrary bytes → `load_gltf_slice` and `load_gltf_scene_slice` (lenient and
+//! strict); a loaded asset or scene is then posed with every clip at a few times, morphed and
+//! skinned, so evaluation paths run on fuzzed data too.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use rapier3d_deform::governor::GovernedDeformation;
-use rapier3d_deform::io::{LoadOptions, load_gltf_slice};
+use rapier3d_deform::io::{GltfContents, LoadOptions, load_gltf_scene_slice, load_gltf_slice};
 
 fuzz_target!(|data: &[u8]| {
+    let _ = GltfContents::from_slice(data).map(|c| c.to_string());
+    let _ = load_gltf_scene_slice(data, &LoadOptions::strict());
+    if let Ok((scene, report)) = load_gltf_scene_slice(data, &LoadOptions::default()) {
+        let _ = report.to_string();
+        let _ = scene.posed_positions(None, 0.0);
+        for clip in &scene.clips {
+            for f in [-0.5f32, 0.5, 2.0] {
+                let _ = scene.posed_positions(Some(clip), f * clip.duration());
+            }
+        }
+    }
     let _ = load_gltf_slice(data, &LoadOptions::strict());
     let Ok((asset, _report)) = load_gltf_slice(data, &LoadOptions::default()) else {
         return;

@@ -1,4 +1,4 @@
-//! Loading glTF and OBJ assets (`rapier3d_deform::io`): skinning and morph targets against independent evaluations, glTF features, bounds on loaded characters and typed errors for bad input.
+//! Loading glTF and OBJ assets (`rapier3d_deform::io`): skinning and morph targets against independent evaluations, whole scenes and their load reports, glTF features, bounds on loaded characters and typed errors for bad input.
 
 #[path = "io/gltf_bounds.rs"]
 mod gltf_bounds;
@@ -8,6 +8,10 @@ mod gltf_errors;
 mod gltf_features;
 #[path = "io/gltf_morph.rs"]
 mod gltf_morph;
+#[path = "io/gltf_reference.rs"]
+mod gltf_reference;
+#[path = "io/gltf_scene.rs"]
+mod gltf_scene;
 #[path = "io/gltf_skinning.rs"]
 mod gltf_skinning;
 #[path = "io/support.rs"]

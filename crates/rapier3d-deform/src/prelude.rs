@@ -8,10 +8,13 @@ pub use crate::crash::{
     DeformableCollider, DeformableDesc, DeformableHandle, DentEvent, PipelineParams, PlasticAsset,
     PlasticPipeline,
 };
-pub use crate::deformation::LinearBlendSkinning;
+pub use crate::deformation::{LinearBlendSkinning, MorphDeltas};
 pub use crate::error::{DeformError, Result as DeformResult};
 pub use crate::governor::{Affine, ConvexWeights, GovernedDeformation};
-pub use crate::io::{GltfAsset, LoadOptions, load_gltf, load_obj};
+pub use crate::io::{
+    GltfAsset, GltfContents, GltfScene, LoadOptions, NodeSelection, load_gltf, load_gltf_scene,
+    load_obj,
+};
 pub use crate::mesh::TriangleMesh;
 pub use crate::plasticity::PlasticityParams;
 pub use crate::proxy::ProxyOptions;

@@ -13,9 +13,11 @@
 //! | `hierarchy.rs` | [`PatchHierarchy`]: a tree of [`PatchBounds`] refit top-down on demand |
 //! | `obb.rs` | [`Obb`], oriented boxes (per-bone avatar OBBs) |
 //! | `morph_targets.rs` | [`MorphPatchBounds`]: O(sources) bounds of morphed patches |
+//! | `morph_margin.rs` | [`MorphMarginBounds`]: how far morph targets applied before a skin move a patch |
 
 mod hierarchy;
 mod limited_convex;
+mod morph_margin;
 mod morph_targets;
 mod normal_cone;
 mod obb;
@@ -27,6 +29,7 @@ pub use limited_convex::{
     LimitedConvexWorkspace, WeightedTerm, limited_convex_bound, limited_convex_max,
     limited_convex_min, limited_convex_range,
 };
+pub use morph_margin::MorphMarginBounds;
 pub use morph_targets::{MorphKind, MorphPatchBounds};
 pub use normal_cone::NormalCone;
 pub use obb::Obb;

@@ -1,4 +1,4 @@
-//! [`SkinnedCollider`]: a skinned mesh as one Rapier collider that owns its skin, its BN-Tree and its handles, posed once per step from a clip or from the game's bones.
+//! [`SkinnedCollider`]: a skinned, node-animated or morphed mesh (a whole glTF character) as one Rapier collider that owns its skin, morph targets, BN-Tree and handles, posed once per step from a clip or from the game's bones.
 
 use std::sync::Arc;
 
@@ -7,26 +7,68 @@ use rapier3d::geometry::{ColliderBuilder, ColliderHandle, ColliderSet, SharedSha
 use rapier3d::parry::shape::Shape;
 use rapier3d::pipeline::PhysicsWorld;
 
-use super::pose::pose_deformable_mesh;
+use super::pose::{pose_deformable_mesh, pose_deformable_mesh_with_morphs};
 use crate::bn_tree::{
     BnTree, BnTreeOptions, CullingMode, RefitPolicy, SelfCollisionQuery, SelfCollisionStats,
 };
-use crate::deformation::LinearBlendSkinning;
+use crate::deformation::{LinearBlendSkinning, MorphDeltas};
 use crate::error::{DeformError, Result};
 use crate::governor::{Affine, GovernedDeformation};
-use crate::io::{AnimationClip, GltfAsset, Skeleton, SkeletonScratch};
+use crate::io::{AnimationClip, GltfAsset, GltfScene, Skeleton, SkeletonScratch};
 use crate::math::{Mat3, Vec3};
 use crate::mesh::TriangleMesh;
 use crate::shape::DeformableMeshShape;
 
-/// The clips and hierarchy of a glTF skin, kept so the collider can be posed from a clip time.
+/// The clips and hierarchy of a glTF asset, kept so the collider can be posed from a clip time.
 #[derive(Clone, Debug)]
 struct Rig {
     skeleton: Skeleton,
     clips: Vec<AnimationClip>,
-    /// Buffers of the clip posing (`Skeleton::world_transforms_into`): no allocation per pose.
-    scratch: SkeletonScratch,
-    clip_bones: Vec<Affine>,
+    /// The node of each bone (`None`: a static bone, identity world transform).
+    bone_nodes: Vec<Option<usize>>,
+    /// Per morphed node: the node, its first weight, its default weights.
+    morph_nodes: Vec<(usize, usize, Vec<f32>)>,
+}
+
+impl Rig {
+    /// The bones' world transforms at time `t` of `clip` (the rest pose without one), written
+    /// into `out` with the intermediate buffers in `buffers`: no allocation once they have grown.
+    fn bones(
+        &self,
+        clip: Option<&AnimationClip>,
+        t: f32,
+        buffers: &mut PoseBuffers,
+        out: &mut Vec<Affine>,
+    ) {
+        self.skeleton.node_world_transforms_into(
+            clip,
+            t,
+            &mut buffers.scratch,
+            &mut buffers.node_world,
+        );
+        let world = &buffers.node_world;
+        out.clear();
+        out.extend(self.bone_nodes.iter().map(|n| {
+            n.and_then(|n| world.get(n).copied())
+                .unwrap_or(Affine::IDENTITY)
+        }));
+    }
+
+    fn morph_weights(&self, clip: Option<&AnimationClip>, t: f32, out: &mut [f32]) {
+        let mut scratch = Vec::new();
+        for (node, first, defaults) in &self.morph_nodes {
+            let Some(slot) = out.get_mut(*first..*first + defaults.len()) else {
+                continue;
+            };
+            if clip.is_some_and(|c| c.morph_weights_into(*node, t, &mut scratch))
+                && scratch.len() == defaults.len()
+            {
+                slot.copy_from_slice(&scratch);
+            } else {
+                slot.copy_from_slice(defaults);
+            }
+        }
+    }
 }
 
 /// The self-collision state of one collider: one reusable BN-Tree query and its last result.
@@ -71,6 +113,7 @@ pub enum ClipTime {
 pub struct SkinnedColliderBuilder {
     mesh: TriangleMesh,
     skin: LinearBlendSkinning,
+    morph: Option<MorphDeltas>,
     rig: Option<Rig>,
     root: Affine,
     tree_options: BnTreeOptions,
@@ -101,6 +144,7 @@ impl SkinnedColliderBuilder {
         Ok(Self {
             mesh,
             skin,
+            morph: None,
             rig: None,
             root: Affine::IDENTITY,
             tree_options: BnTreeOptions::COLLIDER,
@@ -114,29 +158,116 @@ impl SkinnedColliderBuilder {
 
     /// A builder for the skinned mesh of a loaded glTF asset, with its skeleton and clips, so the
     /// collider can be posed with [`SkinnedCollider::play`]. The collider starts in the rest pose
-    /// of the skeleton (its nodes' own transforms, no clip applied).
+    /// of the skeleton (its nodes' own transforms, no clip applied). A mesh that also has morph
+    /// targets is morphed, then skinned (glTF order). For every mesh node of a file (a character
+    /// made of several meshes, a node-animated model, a morph-only mesh) use
+    /// [`Self::from_scene`].
     ///
     /// # Errors
-    /// [`DeformError::InvalidParameter`] when the loaded mesh has no skin.
+    /// [`DeformError::NotAvailable`] when the loaded mesh has no skin.
     ///
     /// # Performance
-    /// O(vertices + nodes + keyframes): the mesh, skin and clips are cloned.
+    /// O(vertices · (influences + morph targets) + nodes + keyframes): the data are cloned.
     pub fn from_gltf(asset: &GltfAsset) -> Result<Self> {
-        let skin = asset
-            .skinning
-            .clone()
-            .ok_or(DeformError::NotAvailable {
-                what: "SkinnedColliderBuilder::from_gltf",
-                reason: "the loaded mesh has no skin (choose a skinned node with LoadOptions::mesh_node)",
-            })?;
+        let skin = asset.skinning.clone().ok_or(DeformError::NotAvailable {
+            what: "SkinnedColliderBuilder::from_gltf",
+            reason: "the loaded mesh has no skin (load every mesh node with load_gltf_scene \
+                         and use SkinnedColliderBuilder::from_scene)",
+        })?;
         let mut builder = Self::new(asset.mesh.clone(), skin)?;
+        let mut morph_nodes = Vec::new();
+        if let (Some(m), Some(node)) = (&asset.morph, asset.mesh_node) {
+            let targets: Vec<Vec<Vec3>> = (0..m.target_count())
+                .filter_map(|i| m.target(i).map(<[Vec3]>::to_vec))
+                .collect();
+            let mut deltas = MorphDeltas::new(m.vertex_count());
+            deltas.add_group(0, targets)?;
+            deltas.set_weights(m.weights())?;
+            morph_nodes.push((node, 0, m.weights().to_vec()));
+            builder = builder.morph_targets(deltas)?;
+        }
         builder.rig = Some(Rig {
             skeleton: asset.skeleton.clone(),
             clips: asset.clips.clone(),
-            scratch: SkeletonScratch::default(),
-            clip_bones: Vec::new(),
+            bone_nodes: asset
+                .skeleton
+                .joints()
+                .iter()
+                .map(|&j| Some(j as usize))
+                .collect(),
+            morph_nodes,
         });
         Ok(builder)
+    }
+
+    /// A builder for a whole loaded glTF scene ([`crate::io::load_gltf_scene`]): every skinned,
+    /// rigidly attached and static part, with its morph targets, clips and hierarchy. The
+    /// collider starts in the rest pose (the nodes' own transforms, default morph weights).
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use rapier3d_deform::prelude::*;
+    ///
+    /// let mut world = PhysicsWorld::new();
+    /// world.narrow_phase = DeformDispatcher::narrow_phase();
+    /// let (scene, report) =
+    ///     load_gltf_scene("assets/skinned/kenney_platformer_character.glb", &LoadOptions::default())?;
+    /// println!("{report}");
+    /// let mut character = SkinnedColliderBuilder::from_scene(&scene)?.build(&mut world)?;
+    /// character.pose(&mut world.colliders, "walk", 0.25, ClipTime::Loop)?;
+    /// world.step();
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// What [`Self::new`] and [`Self::morph_targets`] reject (a scene built by hand with
+    /// mismatched parts).
+    ///
+    /// # Performance
+    /// O(vertices · (influences + morph targets) + nodes + keyframes): the data are cloned.
+    pub fn from_scene(scene: &GltfScene) -> Result<Self> {
+        let mut builder = Self::new(scene.mesh.clone(), scene.skinning.clone())?;
+        if let Some(m) = &scene.morph {
+            builder = builder.morph_targets(m.clone())?;
+        }
+        builder.rig = Some(Rig {
+            skeleton: scene.skeleton.clone(),
+            clips: scene.clips.clone(),
+            bone_nodes: scene.bones.iter().map(|b| b.node).collect(),
+            morph_nodes: scene
+                .parts
+                .iter()
+                .filter(|p| !p.morph_weights.is_empty())
+                .map(|p| {
+                    (
+                        p.node,
+                        p.morph_weights.start,
+                        p.default_morph_weights.clone(),
+                    )
+                })
+                .collect(),
+        });
+        Ok(builder)
+    }
+
+    /// Morph targets applied before the skin (glTF order), starting at `morph.weights()`.
+    /// Self-collisions ([`Self::self_collisions`]) are not available with morph targets.
+    ///
+    /// # Errors
+    /// [`DeformError::LengthMismatch`] when `morph` is not over the mesh's vertices.
+    ///
+    /// # Performance
+    /// O(1) (moved in).
+    pub fn morph_targets(mut self, morph: MorphDeltas) -> Result<Self> {
+        if morph.vertex_count() != self.mesh.vertex_count() {
+            return Err(DeformError::LengthMismatch {
+                what: "morph target vertices",
+                expected: self.mesh.vertex_count(),
+                actual: morph.vertex_count(),
+            });
+        }
+        self.morph = Some(morph);
+        Ok(self)
     }
 
     /// Scales the model uniformly (glTF assets are often authored in centimetres: `0.01`).
@@ -246,8 +377,8 @@ impl SkinnedColliderBuilder {
     /// # Errors
     /// [`DeformError::UnknownHandle`] for an [`Self::attach_to`] body not in `bodies`;
     /// [`DeformError::InvalidParameter`] for a model transform that is not finite or mirrors
-    /// (a scale that is not positive); what
-    /// [`BnTree::build_with`] rejects (degenerate weights, invalid options).
+    /// (a scale that is not positive); [`DeformError::NotAvailable`] for self-collisions with
+    /// morph targets; what [`BnTree::build_with`] rejects (degenerate weights, invalid options).
     ///
     /// # Performance
     /// As [`SkinnedColliderBuilder`].
@@ -262,6 +393,12 @@ impl SkinnedColliderBuilder {
                 name: "model transform determinant (scale³ for a scale)",
                 value: det,
                 reason: "the model transform must be finite and keep orientation (determinant > 0)",
+            });
+        }
+        if self.morph.is_some() && self.self_collisions.is_some() {
+            return Err(DeformError::NotAvailable {
+                what: "SkinnedColliderBuilder::self_collisions",
+                reason: "the BN-Tree's normal bounds do not cover morph targets",
             });
         }
         if let Some(body) = self.attach_to
@@ -283,7 +420,13 @@ impl SkinnedColliderBuilder {
             body: RigidBodyHandle::invalid(),
             collider: ColliderHandle::invalid(),
             skin: self.skin,
+            morph_weights: self
+                .morph
+                .as_ref()
+                .map_or_else(Vec::new, |m| m.weights().to_vec()),
+            morph: self.morph,
             rig: self.rig,
+            pose_buffers: PoseBuffers::default(),
             root: self.root,
             bones: Vec::new(),
             self_collisions: self.self_collisions.map(|mode| SelfCollisions {
@@ -294,7 +437,10 @@ impl SkinnedColliderBuilder {
             }),
         };
         character.set_start_pose()?;
-        let shape = DeformableMeshShape::new(tree, character.skin.governors())?;
+        let mut shape = DeformableMeshShape::new(tree, character.skin.governors())?;
+        if let Some(m) = &character.morph {
+            shape = shape.with_morph_targets(m.clone())?;
+        }
         let mass = shape.mass_properties(self.density);
         let body = match self.attach_to {
             Some(body) => body,
@@ -309,8 +455,10 @@ impl SkinnedColliderBuilder {
     }
 }
 
-/// A skinned mesh in a Rapier world: one collider whose [`DeformableMeshShape`] follows the
-/// skin, posed once per step in O(bones), with its self-collisions on request.
+/// A skinned mesh in a Rapier world (a whole glTF character: skinned meshes, meshes attached to
+/// bones or animated nodes, morph targets): one collider whose [`DeformableMeshShape`] follows
+/// the bones and morph weights, posed once per step in O(bones + morph targets), with its
+/// self-collisions on request (without morph targets).
 ///
 /// Per step: pose it ([`Self::play`] from a clip, [`Self::pose_bones`] from the game's own bone
 /// transforms), step the world, then read [`Self::find_self_collisions`] if the game needs them.
@@ -327,10 +475,22 @@ pub struct SkinnedCollider {
     body: RigidBodyHandle,
     collider: ColliderHandle,
     skin: LinearBlendSkinning,
+    morph: Option<MorphDeltas>,
+    morph_weights: Vec<f32>,
     rig: Option<Rig>,
+    /// Buffers of clip posing: no allocation per pose.
+    pose_buffers: PoseBuffers,
     root: Affine,
     bones: Vec<Affine>,
     self_collisions: Option<SelfCollisions>,
+}
+
+/// The buffers [`SkinnedCollider::pose_clip`] reuses from pose to pose.
+#[derive(Debug, Default)]
+struct PoseBuffers {
+    scratch: SkeletonScratch,
+    node_world: Vec<Affine>,
+    bones: Vec<Affine>,
 }
 
 impl SkinnedCollider {
@@ -406,7 +566,7 @@ impl SkinnedCollider {
                 reason: "must be finite",
             });
         }
-        let rig = self.rig.as_mut().ok_or(DeformError::NotAvailable {
+        let rig = self.rig.as_ref().ok_or(DeformError::NotAvailable {
             what: "SkinnedCollider::pose_clip",
             reason: "the collider was not built from a glTF rig (SkinnedColliderBuilder::from_gltf)",
         })?;
@@ -419,18 +579,150 @@ impl SkinnedCollider {
             ClipTime::Loop => clip.looped_time(t),
             ClipTime::Clamp => t.clamp(0.0, clip.duration()),
         };
-        let mut bones = std::mem::take(&mut rig.clip_bones);
-        rig.skeleton
-            .world_transforms_into(clip, t, &mut rig.scratch, &mut bones);
-        let result = self.pose_bones(colliders, &bones);
-        if let Some(rig) = self.rig.as_mut() {
-            rig.clip_bones = bones;
-        }
+        let mut bones = std::mem::take(&mut self.pose_buffers.bones);
+        rig.bones(Some(clip), t, &mut self.pose_buffers, &mut bones);
+        let result = if self.morph.is_none() {
+            self.pose_bones(colliders, &bones)
+        } else {
+            let mut weights = self.morph_weights.clone();
+            rig.morph_weights(Some(clip), t, &mut weights);
+            self.pose_bones_and_morphs(colliders, &bones, &weights)
+        };
+        self.pose_buffers.bones = bones;
         result
     }
 
-    /// Poses the collider in the rest pose of its glTF skeleton (the nodes' own transforms), or
-    /// in the bind pose without a rig.
+    /// Poses the collider at time `t` (seconds) of the clip called `name`, looping or clamping
+    /// as `time` says.
+    ///
+    /// # Errors
+    /// [`DeformError::UnknownName`] without a clip of that name; as [`Self::pose_clip`].
+    ///
+    /// # Performance
+    /// As [`Self::play`].
+    pub fn pose(
+        &mut self,
+        colliders: &mut ColliderSet,
+        name: &str,
+        t: f32,
+        time: ClipTime,
+    ) -> Result<()> {
+        let index = self
+            .rig
+            .as_ref()
+            .and_then(|r| r.clips.iter().position(|c| c.name() == Some(name)))
+            .ok_or_else(|| DeformError::UnknownName {
+                what: "clip",
+                name: name.to_owned(),
+            })?;
+        self.pose_clip(colliders, index, t, time)
+    }
+
+    /// Poses the collider in the bind pose: every governor the identity (the mesh's rest
+    /// positions: skinned parts as bound, rigid parts where the rest pose put them), morph
+    /// weights unchanged.
+    ///
+    /// # Errors
+    /// As [`Self::pose_bones`].
+    ///
+    /// # Performance
+    /// O(bones).
+    pub fn pose_bind(&mut self, colliders: &mut ColliderSet) -> Result<()> {
+        self.bones.clear();
+        self.bones.resize(self.skin.bone_count(), self.root);
+        self.skin.set_skinning_transforms(&self.bones)?;
+        self.write_pose(colliders)
+    }
+
+    /// Poses the collider from the world transform of every node of its glTF file (indexed by
+    /// node, in the model's space, as [`Skeleton::node_world_transforms`] gives them): a game
+    /// that animates the glTF hierarchy itself. Morph weights are unchanged.
+    ///
+    /// # Errors
+    /// [`DeformError::NotAvailable`] without a glTF rig; [`DeformError::LengthMismatch`] for
+    /// not one transform per node; as [`Self::pose_bones`].
+    ///
+    /// # Performance
+    /// O(bones).
+    pub fn pose_nodes(&mut self, colliders: &mut ColliderSet, node_world: &[Affine]) -> Result<()> {
+        let rig = self.rig.as_ref().ok_or(DeformError::NotAvailable {
+            what: "SkinnedCollider::pose_nodes",
+            reason: "the collider was not built from a glTF asset",
+        })?;
+        if node_world.len() != rig.skeleton.node_count() {
+            return Err(DeformError::LengthMismatch {
+                what: "node world transforms",
+                expected: rig.skeleton.node_count(),
+                actual: node_world.len(),
+            });
+        }
+        let bones: Vec<Affine> = rig
+            .bone_nodes
+            .iter()
+            .map(|n| {
+                n.and_then(|n| node_world.get(n).copied())
+                    .unwrap_or(Affine::IDENTITY)
+            })
+            .collect();
+        self.pose_bones(colliders, &bones)
+    }
+
+    /// Sets the morph weights (one per target, see [`Self::morph_weights`]); bones unchanged.
+    ///
+    /// # Errors
+    /// [`DeformError::LengthMismatch`] or [`DeformError::InvalidGlobalWeight`]; nothing changes
+    /// on error.
+    ///
+    /// # Performance
+    /// O(bones + targets).
+    pub fn set_morph_weights(
+        &mut self,
+        colliders: &mut ColliderSet,
+        weights: &[f32],
+    ) -> Result<()> {
+        crate::deformation::check_target_weights(weights, self.morph_weights.len())?;
+        pose_deformable_mesh_with_morphs(colliders, self.collider, self.skin.governors(), weights)?;
+        self.morph_weights.copy_from_slice(weights);
+        Ok(())
+    }
+
+    /// Poses bones ([`Self::pose_bones`]) and morph weights ([`Self::set_morph_weights`]) in
+    /// one update.
+    ///
+    /// # Errors
+    /// As both; a rejected pose (wrong lengths, non-finite values) changes nothing.
+    ///
+    /// # Performance
+    /// O(bones + targets).
+    pub fn pose_bones_and_morphs(
+        &mut self,
+        colliders: &mut ColliderSet,
+        bones: &[Affine],
+        morph_weights: &[f32],
+    ) -> Result<()> {
+        crate::deformation::check_target_weights(morph_weights, self.morph_weights.len())?;
+        self.bones.clear();
+        self.bones
+            .extend(bones.iter().map(|b| self.root.compose(b)));
+        self.skin.set_bone_transforms(&self.bones)?;
+        self.morph_weights.copy_from_slice(morph_weights);
+        self.write_pose(colliders)
+    }
+
+    /// The current morph weights (one per target: the glTF scene's parts in order, each its
+    /// mesh's targets; empty without morph targets).
+    pub fn morph_weights(&self) -> &[f32] {
+        &self.morph_weights
+    }
+
+    /// The morph targets (applied before the skin), if any.
+    pub fn morph_targets(&self) -> Option<&MorphDeltas> {
+        self.morph.as_ref()
+    }
+
+    /// Poses the collider in the rest pose of its glTF hierarchy (the nodes' own transforms, the
+    /// default morph weights): what a skin without any clip can be shown in. Without a glTF rig:
+    /// the bind pose.
     ///
     /// # Errors
     /// As [`Self::pose_bones`].
@@ -512,7 +804,9 @@ impl SkinnedCollider {
         self.bones.clear();
         match &self.rig {
             Some(rig) => {
-                let rest = rig.skeleton.rest_world_transforms();
+                let mut rest = Vec::new();
+                rig.bones(None, 0.0, &mut self.pose_buffers, &mut rest);
+                rig.morph_weights(None, 0.0, &mut self.morph_weights);
                 self.bones.extend(rest.iter().map(|b| self.root.compose(b)));
                 self.skin.set_bone_transforms(&self.bones)
             }
@@ -524,16 +818,45 @@ impl SkinnedCollider {
     }
 
     fn write_pose(&mut self, colliders: &mut ColliderSet) -> Result<()> {
-        pose_deformable_mesh(colliders, self.collider, self.skin.governors())?;
+        if self.morph.is_some() {
+            pose_deformable_mesh_with_morphs(
+                colliders,
+                self.collider,
+                self.skin.governors(),
+                &self.morph_weights,
+            )?;
+        } else {
+            pose_deformable_mesh(colliders, self.collider, self.skin.governors())?;
+        }
         Ok(())
     }
 
     /// The deformed collision vertices in the model's frame (scaled and transformed by the
-    /// builder's model transform), for drawing or debugging.
+    /// builder's model transform), for drawing or debugging: morphed, then skinned.
     ///
     /// # Performance
-    /// O(vertices · influences).
+    /// O(vertices · (influences + morph targets of their part)).
     pub fn deformed_positions(&self, out: &mut Vec<Vec3>) {
-        self.skin.deform_into(out);
+        let Some(m) = &self.morph else {
+            self.skin.deform_into(out);
+            return;
+        };
+        let rest = self.skin.rest_positions();
+        let weights = self.skin.weights();
+        let governors = self.skin.governors();
+        out.clear();
+        out.extend((0..rest.len()).map(|v| {
+            let p0 = m.displace_with(&self.morph_weights, v, rest[v]);
+            let mut p = Vec3::ZERO;
+            for (g, w) in weights.iter_row(v) {
+                p += w * governors[g as usize].transform_point(p0);
+            }
+            p
+        }));
+    }
+
+    /// Number of bones (governors): what [`Self::pose_bones`] takes one world transform for.
+    pub fn bone_count(&self) -> usize {
+        self.skin.bone_count()
     }
 }

@@ -1,9 +1,13 @@
 //! The skinned route (characters): a game's character as one deformable Rapier collider, posed once per step in O(m), its self-collisions found on request.
 //!
-//! [`SkinnedCollider`] (built by [`SkinnedColliderBuilder`], from a glTF skin in one call) owns
-//! its skin, its BN-Tree and its handles; [`SkinnedCollider::play`] poses it from a clip time,
-//! [`SkinnedCollider::pose_bones`] from the game's own bone transforms. Underneath, and for
-//! colliders built by hand:
+//! [`SkinnedCollider`] (built by [`SkinnedColliderBuilder`], from a glTF skin or a whole glTF
+//! scene in one call: [`SkinnedColliderBuilder::from_scene`]) owns its skin, its morph targets,
+//! its BN-Tree and its handles; [`SkinnedCollider::play`] and [`SkinnedCollider::pose`] pose it
+//! from a clip time (looping or clamping), [`SkinnedCollider::pose_rest`] and
+//! [`SkinnedCollider::pose_bind`] without a clip, [`SkinnedCollider::pose_bones`] and
+//! [`SkinnedCollider::pose_nodes`] from the game's own transforms,
+//! [`SkinnedCollider::set_morph_weights`] from its morph weights. Underneath, and for colliders
+//! built by hand:
 //!
 //! A [`crate::shape::DeformableMeshShape`] collider driven by the game (bone transforms of a
 //! skinned character, example transforms × bones) is posed once per step with
@@ -21,7 +25,7 @@
 //! | file | step |
 //! |---|---|
 //! | `collider.rs` | [`SkinnedCollider`], [`SkinnedColliderBuilder`]: the collider a game holds |
-//! | `pose.rs` | [`pose_deformable_mesh`]: new governors through Rapier's `SHAPE` flag |
+//! | `pose.rs` | [`pose_deformable_mesh`], [`pose_deformable_mesh_with_morphs`]: new governors (and morph weights) through Rapier's `SHAPE` flag |
 //! | `self_collisions.rs` | [`DeformableMeshSelfCollisions`]: one BN-Tree query per registered mesh |
 
 mod collider;
@@ -29,5 +33,5 @@ mod pose;
 mod self_collisions;
 
 pub use collider::{ClipTime, SkinnedCollider, SkinnedColliderBuilder};
-pub use pose::{MeshPoseUpdate, pose_deformable_mesh};
+pub use pose::{MeshPoseUpdate, pose_deformable_mesh, pose_deformable_mesh_with_morphs};
 pub use self_collisions::DeformableMeshSelfCollisions;

@@ -81,6 +81,40 @@ pub fn pose_deformable_mesh(
     Ok(MeshPoseUpdate { deep_copied })
 }
 
+/// [`pose_deformable_mesh`] for a shape with morph targets
+/// ([`DeformableMeshShape::with_morph_targets`]): new governors and morph weights in one epoch,
+/// through [`DeformableMeshShape::set_pose`].
+///
+/// # Errors
+/// As [`pose_deformable_mesh`]; what [`DeformableMeshShape::set_pose`] rejects (morph weights of
+/// the wrong length or not finite), in which case the shape is unchanged.
+///
+/// # Performance
+/// O(m + morph targets).
+pub fn pose_deformable_mesh_with_morphs(
+    colliders: &mut ColliderSet,
+    collider: ColliderHandle,
+    governors: &[Affine],
+    morph_weights: &[f32],
+) -> Result<MeshPoseUpdate> {
+    let co = colliders
+        .get_mut(collider)
+        .ok_or(DeformError::UnknownHandle {
+            what: "collider",
+            index: collider.into_raw_parts().0,
+        })?;
+    if co.shape().as_shape::<DeformableMeshShape>().is_none() {
+        return Err(not_a_mesh());
+    }
+    let deep_copied = Arc::strong_count(&co.shared_shape().0) > 1;
+    let shape = co
+        .shape_mut()
+        .as_shape_mut::<DeformableMeshShape>()
+        .ok_or_else(not_a_mesh)?;
+    shape.set_pose(governors, morph_weights)?;
+    Ok(MeshPoseUpdate { deep_copied })
+}
+
 fn not_a_mesh() -> DeformError {
     DeformError::InvalidParameter {
         name: "collider shape",

@@ -26,12 +26,14 @@ macro_rules! governed_by_fields {
 
 mod example_blend;
 mod loop_subdivision;
+mod morph_deltas;
 mod morph_targets;
 mod point_based;
 mod skinning;
 
 pub use example_blend::ExampleBlend;
 pub use loop_subdivision::{LoopSubdivision, MAX_LOOP_LEVELS};
+pub use morph_deltas::{MorphDeltas, MorphGroup};
 pub(crate) use morph_targets::check_target_weights;
 #[cfg(test)]
 pub(crate) use morph_targets::fixtures as morph_fixtures;

@@ -184,6 +184,25 @@ pub enum LoadError {
         /// What is wrong.
         reason: String,
     },
+    /// A node selected with [`LoadOptions::nodes`](super::LoadOptions::nodes) does not exist,
+    /// has no mesh or is not in the scene.
+    #[error("{node}: {reason}")]
+    UnknownNode {
+        /// The node as it was asked for (index or name).
+        node: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A skin of a loaded node has a joint that is not reachable from the scene's root nodes.
+    #[error("skin {skin} joint {joint}: node {node} is not in the scene")]
+    JointNotInScene {
+        /// The skin index.
+        skin: usize,
+        /// The joint index within the skin.
+        joint: usize,
+        /// The joint's node.
+        node: usize,
+    },
     /// The loaded data was rejected by a crate builder (mesh, weights, skinning).
     #[error(transparent)]
     Deform(#[from] DeformError),

@@ -235,7 +235,8 @@ fn build(src: &GltfSource, options: &LoadOptions) -> Result<(GltfAsset, LoadRepo
         .collect();
     if !ignored.is_empty() {
         report.warnings.push(format!(
-            "mesh nodes {ignored:?} are not loaded (select one with LoadOptions::mesh_node)"
+            "mesh nodes {ignored:?} are not loaded (select one with LoadOptions::mesh_node, or \
+             load every mesh node with load_gltf_scene)"
         ));
     }
 
@@ -368,6 +369,12 @@ fn build(src: &GltfSource, options: &LoadOptions) -> Result<(GltfAsset, LoadRepo
         .map(|n| matches!(n.transform(), gltf::scene::Transform::Matrix { .. }))
         .collect();
     let clips = read_clips(src, &morph_counts, &matrix_nodes, options, &mut report)?;
+    report.mesh_nodes = selected.clone();
+    report.render_triangles = merged.triangles.len();
+    report.joints = skeleton.joints().len();
+    report.governors = skinning.as_ref().map_or(0, |s| s.bone_count());
+    report.morph_targets = morph.as_ref().map_or(0, MorphTargets::target_count);
+    report.contents = Some(super::GltfContents::of(src));
 
     let asset = GltfAsset {
         mesh: welded.mesh,
@@ -391,7 +398,11 @@ fn build(src: &GltfSource, options: &LoadOptions) -> Result<(GltfAsset, LoadRepo
 
 /// Render vertices whose weights differ by more than `1e-4` from those of the render vertex
 /// their welded vertex follows.
-fn weight_conflicts(w: &ConvexWeights, to_welded: &[u32], representative: &[u32]) -> usize {
+pub(crate) fn weight_conflicts(
+    w: &ConvexWeights,
+    to_welded: &[u32],
+    representative: &[u32],
+) -> usize {
     (0..to_welded.len())
         .filter(|&r| {
             let rep = representative[to_welded[r] as usize] as usize;
@@ -407,7 +418,11 @@ fn weight_conflicts(w: &ConvexWeights, to_welded: &[u32], representative: &[u32]
 
 /// Render vertices whose morph deltas differ by more than `1e-4` from those of the render vertex
 /// their welded vertex follows.
-fn delta_conflicts(deltas: &[Vec<Vec3>], to_welded: &[u32], representative: &[u32]) -> usize {
+pub(crate) fn delta_conflicts(
+    deltas: &[Vec<Vec3>],
+    to_welded: &[u32],
+    representative: &[u32],
+) -> usize {
     (0..to_welded.len())
         .filter(|&r| {
             let rep = representative[to_welded[r] as usize] as usize;

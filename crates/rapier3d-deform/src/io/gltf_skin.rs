@@ -364,6 +364,23 @@ impl Skeleton {
             .collect()
     }
 
+    /// [`Self::node_world_transforms`] written into `out` (cleared first), with the intermediate
+    /// buffers kept in `scratch`: no allocation once both have grown to the skeleton's size.
+    ///
+    /// # Performance
+    /// O(nodes + channels · log keyframes).
+    pub fn node_world_transforms_into(
+        &self,
+        clip: Option<&AnimationClip>,
+        t: f32,
+        scratch: &mut SkeletonScratch,
+        out: &mut Vec<Affine>,
+    ) {
+        self.world_f64_into(clip, t, scratch);
+        out.clear();
+        out.extend(scratch.world.iter().map(affine_from_dmat4));
+    }
+
     /// The world transform of every joint of the loaded skin at time `t` of `clip`: what
     /// [`LinearBlendSkinning::set_bone_transforms`](crate::deformation::LinearBlendSkinning::set_bone_transforms)
     /// takes. Times outside the clip clamp to its ends (use

@@ -23,8 +23,9 @@ use rapier3d::parry::query::{PointProjection, PointQuery, Ray, RayCast, RayInter
 use rapier3d::parry::shape::{FeatureId, Shape, Triangle};
 
 use crate::bn_tree::{BnTree, VertexLeaves};
-use crate::bounds::{BoundsWorkspace, PatchBounds};
-use crate::error::Result;
+use crate::bounds::{BoundsWorkspace, MorphMarginBounds, PatchBounds};
+use crate::deformation::{MorphDeltas, check_target_weights};
+use crate::error::{DeformError, Result};
 use crate::governor::{Affine, deform_vertex, validate_governors};
 use crate::math::Vec3;
 
@@ -119,6 +120,21 @@ pub struct DeformableMeshShape {
     pub(super) incidence: Arc<OnceLock<MeshIncidence>>,
     /// Scratch rows of [`Self::update_vertex_weights`].
     pub(super) weight_scratch: Vec<f32>,
+    /// Morph targets applied before the governors, with their per-node margins.
+    morph: Option<Arc<ShapeMorph>>,
+    /// Current morph weights (empty without morph targets).
+    morph_weights: Vec<f32>,
+}
+
+/// Morph targets of a [`DeformableMeshShape`] and the displacement margins of the nodes that
+/// have O(m) patch data (and of the root).
+#[derive(Debug)]
+struct ShapeMorph {
+    deltas: MorphDeltas,
+    /// Per tree node: the margin of nodes with patch data (`None` for the others, whose boxes
+    /// come from their children or deformed triangles).
+    node_margins: Vec<Option<MorphMarginBounds>>,
+    root_margin: MorphMarginBounds,
 }
 
 /// Which leaves and triangles use each vertex (built once, on first use).
@@ -188,6 +204,8 @@ impl Clone for DeformableMeshShape {
             cache: LazyCache::new(self.cache.node_stamp.len(), self.cache.vertex_stamp.len()),
             incidence: self.incidence.clone(),
             weight_scratch: Vec::new(),
+            morph: self.morph.clone(),
+            morph_weights: self.morph_weights.clone(),
         }
     }
 }
@@ -232,9 +250,108 @@ impl DeformableMeshShape {
             cache,
             incidence: Arc::new(OnceLock::new()),
             weight_scratch: Vec::new(),
+            morph: None,
+            morph_weights: Vec::new(),
         };
         shape.root_aabb = shape.compute_root_aabb();
         Ok(shape)
+    }
+
+    /// Adds morph targets applied *before* the governors (glTF 2.0 §3.7.2.2 then §3.7.3: a
+    /// vertex is `Σ_k w_k A_k (p0 + Σ_i m_i Δ_i)`), with the weights `morph.weights()`.
+    ///
+    /// Node boxes stay O(m): each node with patch data adds its
+    /// [`MorphMarginBounds::margin`] (O(targets + patch governors)) to its un-morphed box.
+    /// The tree's self-collision queries ([`crate::bn_tree::SelfCollisionQuery`]) bound normals
+    /// from the governors only and do not see the morph; contacts, ray casts and point queries
+    /// do.
+    ///
+    /// # Errors
+    /// [`DeformError::LengthMismatch`] when `morph` is not over the tree's vertex count.
+    ///
+    /// # Performance
+    /// O(Σ over nodes with patch data of their vertices · targets) once.
+    pub fn with_morph_targets(mut self, morph: MorphDeltas) -> Result<Self> {
+        let n = self.tree.rest_positions().len();
+        if morph.vertex_count() != n {
+            return Err(DeformError::LengthMismatch {
+                what: "morph target vertices",
+                expected: n,
+                actual: morph.vertex_count(),
+            });
+        }
+        let rest = self.tree.rest_positions();
+        let influences = self.tree.weights().max_influences();
+        let tris = self.tree.mesh().triangles();
+        let node_vertices = |i: usize| {
+            let mut v: Vec<u32> = self
+                .tree
+                .node_triangles(i)
+                .iter()
+                .flat_map(|&t| tris[t as usize])
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        let node_margins = (0..self.tree.nodes().len())
+            .map(|i| {
+                self.tree
+                    .node_patch(i)
+                    .map(|_| MorphMarginBounds::new(&morph, rest, node_vertices(i), influences))
+            })
+            .collect();
+        let root_margin = MorphMarginBounds::new(&morph, rest, 0..n as u32, influences);
+        self.morph_weights = morph.weights().to_vec();
+        self.morph = Some(Arc::new(ShapeMorph {
+            deltas: morph,
+            node_margins,
+            root_margin,
+        }));
+        self.bump_epoch();
+        Ok(self)
+    }
+
+    /// The morph targets, if any ([`Self::with_morph_targets`]); their weights are those given
+    /// then, the current ones are [`Self::morph_weights`].
+    pub fn morph_targets(&self) -> Option<&MorphDeltas> {
+        self.morph.as_deref().map(|m| &m.deltas)
+    }
+
+    /// The current morph weights (empty without morph targets).
+    pub fn morph_weights(&self) -> &[f32] {
+        &self.morph_weights
+    }
+
+    /// Poses the mesh with new governors and morph weights in one epoch (see
+    /// [`Self::set_governors`]). On error nothing changes.
+    ///
+    /// # Errors
+    /// As [`Self::set_governors`]; [`DeformError::LengthMismatch`] or
+    /// [`DeformError::InvalidGlobalWeight`] for morph weights of the wrong length (one per
+    /// target; empty without targets) or not finite.
+    ///
+    /// # Performance
+    /// O(m + targets); no vertex is deformed.
+    pub fn set_pose(&mut self, governors: &[Affine], morph_weights: &[f32]) -> Result<()> {
+        validate_governors(governors, self.governors.len())?;
+        check_target_weights(morph_weights, self.morph_weights.len())?;
+        self.governors.copy_from_slice(governors);
+        self.morph_weights.copy_from_slice(morph_weights);
+        self.bump_epoch();
+        Ok(())
+    }
+
+    fn bump_epoch(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            // Stamps wrapped around: clear them so no stale entry looks fresh.
+            self.cache.clear_stamps();
+            self.epoch = 1;
+        }
+        *self.cache.node_refits.get_mut() = 0;
+        *self.cache.vertices_deformed.get_mut() = 0;
+        self.root_aabb = self.compute_root_aabb();
     }
 
     /// Poses the mesh with new governors: O(m) — an epoch bump invalidates every cached node box
@@ -248,15 +365,7 @@ impl DeformableMeshShape {
     pub fn set_governors(&mut self, governors: &[Affine]) -> Result<()> {
         validate_governors(governors, self.governors.len())?;
         self.governors.copy_from_slice(governors);
-        self.epoch = self.epoch.wrapping_add(1);
-        if self.epoch == 0 {
-            // Stamps wrapped around: clear them so no stale entry looks fresh.
-            self.cache.clear_stamps();
-            self.epoch = 1;
-        }
-        *self.cache.node_refits.get_mut() = 0;
-        *self.cache.vertices_deformed.get_mut() = 0;
-        self.root_aabb = self.compute_root_aabb();
+        self.bump_epoch();
         Ok(())
     }
 
@@ -264,7 +373,18 @@ impl DeformableMeshShape {
         if self.root_stale {
             return self.node_aabb(0);
         }
-        BOUNDS_WS.with(|ws| self.root_bounds.aabb(&self.governors, &mut ws.borrow_mut()))
+        let aabb =
+            BOUNDS_WS.with(|ws| self.root_bounds.aabb(&self.governors, &mut ws.borrow_mut()));
+        match &self.morph {
+            Some(m) => self.with_margin(aabb, &m.root_margin, self.root_bounds.governors()),
+            None => aabb,
+        }
+    }
+
+    /// `aabb` grown by the morph margin of a patch using `patch_governors`.
+    fn with_margin(&self, aabb: Aabb, margin: &MorphMarginBounds, patch_governors: &[u32]) -> Aabb {
+        let (lo, hi) = margin.margin(&self.morph_weights, &self.governors, patch_governors);
+        Aabb::new(aabb.mins + lo, aabb.maxs + hi)
     }
 
     /// Vertex → leaves and vertex → triangles (built on first use).
@@ -329,17 +449,32 @@ impl DeformableMeshShape {
                 f32::from_bits(slot[2].load(Ordering::Relaxed)),
             );
         }
-        let p = deform_vertex(
-            self.tree.rest_positions(),
-            self.tree.weights(),
-            &self.governors,
-            vu,
-        );
+        let p = match self.morph.as_deref() {
+            None => deform_vertex(
+                self.tree.rest_positions(),
+                self.tree.weights(),
+                &self.governors,
+                vu,
+            ),
+            Some(m) => self.morphed_vertex(m, vu),
+        };
         for (a, x) in slot.iter().zip(p.to_array()) {
             a.store(x.to_bits(), Ordering::Relaxed);
         }
         self.cache.vertex_stamp[vu].store(self.epoch, Ordering::Release);
         self.cache.vertices_deformed.fetch_add(1, Ordering::Relaxed);
+        p
+    }
+
+    /// Vertex `v` morphed, then deformed by the governors.
+    fn morphed_vertex(&self, m: &ShapeMorph, v: usize) -> Vec3 {
+        let p0 = m
+            .deltas
+            .displace_with(&self.morph_weights, v, self.tree.rest_positions()[v]);
+        let mut p = Vec3::ZERO;
+        for (g, w) in self.tree.weights().iter_row(v) {
+            p += w * self.governors[g as usize].transform_point(p0);
+        }
         p
     }
 
@@ -392,7 +527,15 @@ impl DeformableMeshShape {
                 Aabb::new(lo, hi)
             }
             (Some(_), Some(patch)) => {
-                BOUNDS_WS.with(|ws| patch.aabb(&self.governors, &mut ws.borrow_mut()))
+                let aabb = BOUNDS_WS.with(|ws| patch.aabb(&self.governors, &mut ws.borrow_mut()));
+                match self
+                    .morph
+                    .as_deref()
+                    .and_then(|m| m.node_margins[iu].as_ref())
+                {
+                    Some(margin) => self.with_margin(aabb, margin, patch.governors()),
+                    None => aabb,
+                }
             }
             (Some([l, r]), None) => self.node_aabb(l).merged(&self.node_aabb(r)),
         };
