@@ -74,3 +74,23 @@ fn api_sequences_seed_3() {
 fn api_sequences_seed_4() {
     fuzz(4);
 }
+
+/// Inputs libFuzzer found (`fuzz/`, target `api`), kept as regression cases: each must now
+/// pass the harness.
+#[test]
+fn fuzzer_found_cases_pass() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/errors/api_cases");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    for path in files {
+        let bytes = std::fs::read(&path).unwrap();
+        let case = ApiCase::arbitrary(&mut Unstructured::new(&bytes)).unwrap();
+        if let Err(v) = run_case(&case) {
+            panic!("{}: {v}", path.display());
+        }
+    }
+}

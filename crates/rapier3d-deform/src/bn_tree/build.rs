@@ -136,6 +136,12 @@ pub struct BnTree {
     pub(crate) boundary: Vec<BoundaryEdge>,
     pub(crate) patches: Vec<PatchBounds>,
     pub(crate) options: BnTreeOptions,
+    /// Whether the mesh is an oriented manifold ([`TriangleMesh::check_oriented_manifold`]):
+    /// the normal-cone pruning of self-collision queries (Volino & Magnenat-Thalmann 1994)
+    /// holds only for a consistently oriented surface (a fold made of a flipped triangle keeps
+    /// every computed normal on one side), so queries on other meshes do not prune by normals.
+    #[cfg_attr(feature = "serde-serialize", serde(default))]
+    pub(crate) oriented: bool,
     /// Rest positions of point governors (subdivision control points), when the governors are
     /// moving points (`A = 0`, `t = point`): normal bounds then use the per-patch best-fit
     /// affine of BN-Tree §5.
@@ -214,6 +220,7 @@ impl BnTree {
             boundary: Vec::new(),
             patches: Vec::new(),
             options,
+            oriented: mesh.check_oriented_manifold().is_ok(),
             rest_points: None,
         };
         tree.bisect(&neighbours);
@@ -395,6 +402,14 @@ impl BnTree {
     pub fn node_triangles(&self, i: usize) -> &[u32] {
         let n = &self.nodes[i];
         patch_triangles(&self.order, n.first, n.count)
+    }
+
+    /// Whether self-collision queries prune by normals: only on an oriented manifold (no edge
+    /// of three triangles, none traversed twice in one direction; boundaries allowed). On other
+    /// meshes the queries stay exact but test every pair of boxes that overlap.
+    #[inline]
+    pub fn prunes_by_normals(&self) -> bool {
+        self.oriented
     }
 
     /// The rest mesh.

@@ -156,7 +156,8 @@ impl SelfCollisionQuery {
         let node = tree.nodes[a as usize];
         self.visited[a as usize] = self.epoch;
         let cone = self.node_cone(tree, governors, a);
-        if let Some(dir) = (0..14).find(|&d| cone.contains_direction(d))
+        if tree.oriented
+            && let Some(dir) = (0..14).find(|&d| cone.contains_direction(d))
             && (mode == CullingMode::Fast || self.contour_is_simple(tree, a, None, dir))
         {
             self.stats.pruned_by_normals += 1;
@@ -201,7 +202,8 @@ impl SelfCollisionQuery {
         } else {
             ca.intersection(self.node_cone(tree, governors, b))
         };
-        if let Some(dir) = (0..14).find(|&d| cone.contains_direction(d))
+        if tree.oriented
+            && let Some(dir) = (0..14).find(|&d| cone.contains_direction(d))
             && (mode == CullingMode::Fast || self.contour_is_simple(tree, a, Some(b), dir))
         {
             self.stats.pruned_by_normals += 1;
