@@ -1,10 +1,14 @@
-//! The car-crash and barrel-drop scenes of the plasticity examples, tests and the `crash` benchmark: plastic assets, launch layouts, energy and dent measurements, OBJ output.
+//! The car-crash and barrel-drop scenes of the plasticity examples, tests and the `crash` and `crash_many` benchmarks: plastic assets, launch layouts, energy and dent measurements, OBJ output.
 //!
 //! **Car crash.** Eight cars at about 35 m/s on a flat ground, in four crash sites side by side
 //! ([`CRASH_SITES`]): a head-on crash with a barrel pyramid in one car's path, an offset head-on
 //! crash and two T-bone crashes. Cars are 4.5 m, 1500 kg bodies whose plastic cage is the car body at about 3.5k
 //! triangles; the sphere proxy is packed on the cage and a 20k-triangle render mesh is bound to
 //! it. The layout is deterministic for a seed (small perturbations of speed, lane and heading).
+//!
+//! **Crash grid** ([`build_crash_grid`]). Any even number of cars (up to [`MAX_GRID_CARS`]) in
+//! head-on pairs on a grid, cars only: the layout of the `crash_many` benchmark, where the cost
+//! per body is measured as the car count grows.
 //!
 //! **Barrel drop.** Barrels dropped on a loading dock and on each other (MiG 2017, Fig. 4).
 //!
