@@ -610,8 +610,8 @@ impl CrashGridOptions {
     fn layout(&self) -> (usize, usize, f32) {
         let pairs = self.cars / 2;
         let pitch_x = 2.0 * (self.run_up + CAR_LENGTH) + GRID_PAIR_GAP;
-        let columns = ((pairs as f32 * GRID_LANE_PITCH / pitch_x).sqrt().ceil() as usize)
-            .clamp(1, pairs);
+        let columns =
+            ((pairs as f32 * GRID_LANE_PITCH / pitch_x).sqrt().ceil() as usize).clamp(1, pairs);
         (columns, pairs.div_ceil(columns), pitch_x)
     }
 }

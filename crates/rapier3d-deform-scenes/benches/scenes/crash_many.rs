@@ -10,7 +10,14 @@
 //! For each round and each car count the four variants (deformable and rigid, CCD off and on)
 //! are built side by side and stepped in lockstep, one step each in turn, so machine noise hits
 //! them alike; each reports the median over rounds of its mean ms/step, and its min–max.
-//! Everything runs on the calling thread (Rapier without its `parallel` feature uses one core).
+//! Without `--features parallel` everything runs on the calling thread, so the
+//! `max_bodies_at_60hz_one_core_*` figures are one core's only from a build without the feature
+//! (with it, Rapier's step uses rayon's global pool).
+//!
+//! With `--features parallel` (Rapier's `parallel` step), `parallel_speedup_128` is the ms/step
+//! of the 128-car deformable variant in a one-thread rayon pool over the same in a two-thread
+//! pool, stepped in lockstep (median over the rounds). The pipeline's per-body update stays on
+//! the calling thread; only Rapier's step uses the pool.
 //!
 //! `max_bodies_at_60hz_one_core_*` is the largest measured car count whose mean step takes at
 //! most 16.7 ms; when even the largest count fits, it is extrapolated linearly from that count's
@@ -204,10 +211,8 @@ pub fn run(options: &RunOptions) -> SceneReport {
                         .collect();
                     t.dent_depth_rel =
                         dents.iter().copied().fold(0.0f32, f32::max) as f64 / CAR_LENGTH as f64;
-                    t.dented_fraction = dents
-                        .iter()
-                        .filter(|d| **d > 0.01 * CAR_LENGTH)
-                        .count() as f64
+                    t.dented_fraction = dents.iter().filter(|d| **d > 0.01 * CAR_LENGTH).count()
+                        as f64
                         / cars as f64;
                 }
             }
@@ -219,6 +224,8 @@ pub fn run(options: &RunOptions) -> SceneReport {
             );
         }
     }
+    #[cfg(feature = "parallel")]
+    let parallel = parallel_speedup(&asset, &sizes);
     let load_end = load_average();
 
     let index = |v: Variant| VARIANTS.iter().position(|x| *x == v).unwrap_or(0);
@@ -296,6 +303,24 @@ pub fn run(options: &RunOptions) -> SceneReport {
             },
         );
     }
+    #[cfg(feature = "parallel")]
+    {
+        let (one, two) = parallel;
+        let cars = COUNTS[COUNTS.len() - 1];
+        report.metric(
+            "parallel_speedup_128",
+            one.median() / two.median(),
+            format!(
+                "{cars} cars, deformable, CCD off: ms/step in a 1-thread pool ({:.3}, min–max {:.3}–{:.3}) / in a 2-thread pool ({:.3}, {:.3}–{:.3}); Rapier's parallel step, pipeline update serial",
+                one.median(),
+                one.min(),
+                one.max(),
+                two.median(),
+                two.min(),
+                two.max()
+            ),
+        );
+    }
     report.metric(
         "steps",
         sizes.steps as f64,
@@ -318,10 +343,12 @@ pub fn run(options: &RunOptions) -> SceneReport {
 
     let mut section = Section {
         title: "per-variant round means (ms/step)".to_string(),
-        header: ["cars", "variant", "rounds", "median", "min", "max", "per body"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
+        header: [
+            "cars", "variant", "rounds", "median", "min", "max", "per body",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect(),
         rows: Vec::new(),
     };
     for (c, &cars) in COUNTS.iter().enumerate() {
@@ -341,11 +368,11 @@ pub fn run(options: &RunOptions) -> SceneReport {
     report.sections.push(section);
 
     report.frames.columns = std::iter::once("step".to_string())
-        .chain(COUNTS.iter().flat_map(|n| {
-            VARIANTS
+        .chain(
+            COUNTS
                 .iter()
-                .map(move |v| format!("ms_{n}_{}", v.name()))
-        }))
+                .flat_map(|n| VARIANTS.iter().map(move |v| format!("ms_{n}_{}", v.name()))),
+        )
         .collect();
     for s in 0..sizes.steps {
         let mut row = vec![s as f64];
@@ -365,4 +392,52 @@ pub fn run(options: &RunOptions) -> SceneReport {
         log_y: true,
     });
     report
+}
+
+/// The 128-car deformable variant (CCD off) stepped in a one-thread and a two-thread rayon
+/// pool, in lockstep; their tallies.
+#[cfg(feature = "parallel")]
+fn parallel_speedup(asset: &Arc<PlasticAsset>, sizes: &Sizes) -> (Tally, Tally) {
+    let pool = |n: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .unwrap_or_else(|e| panic!("rayon pool of {n} threads: {e}"))
+    };
+    let pools = [pool(1), pool(2)];
+    let mut tallies = [Tally::default(), Tally::default()];
+    let cars = COUNTS[COUNTS.len() - 1];
+    let grid = CrashGridOptions {
+        cars,
+        run_up: sizes.run_up,
+        ..CrashGridOptions::default()
+    };
+    for round in 0..sizes.rounds {
+        let started = Instant::now();
+        let mut scenes: Vec<CrashScene> = pools
+            .iter()
+            .map(|_| Variant::Deformable.build(asset, &grid))
+            .collect();
+        let mut totals = [0.0f64; 2];
+        for _ in 0..sizes.steps {
+            for (k, scene) in scenes.iter_mut().enumerate() {
+                let t = Instant::now();
+                pools[k].install(|| {
+                    scene
+                        .step()
+                        .unwrap_or_else(|e| panic!("pipeline update failed: {e}"))
+                });
+                totals[k] += t.elapsed().as_secs_f64() * 1e3;
+            }
+        }
+        for (t, total) in tallies.iter_mut().zip(totals) {
+            t.per_round.push(total / sizes.steps as f64);
+        }
+        eprintln!(
+            "  round {round}, {cars} cars, 1 vs 2 threads: {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    let [one, two] = tallies;
+    (one, two)
 }

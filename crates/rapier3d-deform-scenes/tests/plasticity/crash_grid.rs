@@ -141,7 +141,10 @@ fn grid_crash_dents_every_pair_stays_finite_and_is_deterministic() {
             .iter()
             .map(|b| a.dent_depth(b).unwrap())
             .fold(0.0f32, f32::max);
-        assert!(dent.is_finite() && dent > 0.02 * CAR_LENGTH, "pair {k}: {dent} m");
+        assert!(
+            dent.is_finite() && dent > 0.02 * CAR_LENGTH,
+            "pair {k}: {dent} m"
+        );
     }
     let hash = state_hash(&mut a);
     assert_eq!(hash, state_hash(&mut run(&asset, &proxy(), 11)));
@@ -154,6 +157,10 @@ fn grid_crash_dents_every_pair_stays_finite_and_is_deterministic() {
         assert!(b.deformable.is_none());
         let rb = &rigid.world.bodies[b.rigid_body];
         assert!(rb.translation().is_finite());
-        assert!(rb.linvel().length() < 20.0, "rigid car {i}: {:?}", rb.linvel());
+        assert!(
+            rb.linvel().length() < 20.0,
+            "rigid car {i}: {:?}",
+            rb.linvel()
+        );
     }
 }
