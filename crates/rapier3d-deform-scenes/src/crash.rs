@@ -580,7 +580,7 @@ impl CrashGridOptions {
     /// [`DeformError::InvalidParameter`] naming `cars` (odd, 0 or above [`MAX_GRID_CARS`]),
     /// `speed` or `run_up` (negative or not finite).
     pub fn validate(&self) -> Result<()> {
-        if self.cars == 0 || self.cars % 2 != 0 || self.cars > MAX_GRID_CARS {
+        if self.cars == 0 || !self.cars.is_multiple_of(2) || self.cars > MAX_GRID_CARS {
             return Err(DeformError::InvalidParameter {
                 name: "cars",
                 value: self.cars as f32,
