@@ -9,6 +9,8 @@
 mod bounds;
 #[path = "scenes/crash.rs"]
 mod crash;
+#[path = "scenes/crash_many.rs"]
+mod crash_many;
 #[path = "scenes/output.rs"]
 mod output;
 #[path = "scenes/proxy_fit.rs"]
@@ -87,6 +89,13 @@ const SCENES: &[Scene] = &[
                       plasticity, self-intersection guard) as colliders, next to the sphere \
                       proxy and the deforming 14k-triangle TriMesh",
         run: crash::run_mesh,
+    },
+    Scene {
+        name: "crash_many",
+        description: "8, 32 and 128 plastic cars in head-on pairs on a grid: sphere proxies with \
+                      plasticity vs the same spheres as static compounds, CCD off and on; ms per \
+                      step per body, overhead, cars per 60 Hz step on one core",
+        run: crash_many::run,
     },
 ];
 

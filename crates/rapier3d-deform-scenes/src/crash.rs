@@ -1,10 +1,14 @@
-//! The car-crash and barrel-drop scenes of the plasticity examples, tests and the `crash` benchmark: plastic assets, launch layouts, energy and dent measurements, OBJ output.
+//! The car-crash and barrel-drop scenes of the plasticity examples, tests and the `crash` and `crash_many` benchmarks: plastic assets, launch layouts, energy and dent measurements, OBJ output.
 //!
 //! **Car crash.** Eight cars at about 35 m/s on a flat ground, in four crash sites side by side
 //! ([`CRASH_SITES`]): a head-on crash with a barrel pyramid in one car's path, an offset head-on
 //! crash and two T-bone crashes. Cars are 4.5 m, 1500 kg bodies whose plastic cage is the car body at about 3.5k
 //! triangles; the sphere proxy is packed on the cage and a 20k-triangle render mesh is bound to
 //! it. The layout is deterministic for a seed (small perturbations of speed, lane and heading).
+//!
+//! **Crash grid** ([`build_crash_grid`]). Any even number of cars (up to [`MAX_GRID_CARS`]) in
+//! head-on pairs on a grid, cars only: the layout of the `crash_many` benchmark, where the cost
+//! per body is measured as the car count grows.
 //!
 //! **Barrel drop.** Barrels dropped on a loading dock and on each other (MiG 2017, Fig. 4).
 //!
@@ -529,6 +533,180 @@ pub fn build_crash(
         pipeline,
         cars,
         barrels,
+        ground,
+    })
+}
+
+/// Most cars [`build_crash_grid`] accepts.
+pub const MAX_GRID_CARS: usize = 1024;
+/// Distance between the lanes of [`crash_grid_launches`] (m): 4.4 car widths, so a pair's
+/// wreck rarely reaches the next lane's.
+pub const GRID_LANE_PITCH: f32 = 8.0;
+/// Gap between the run-ups of two pairs in the same lane (m).
+const GRID_PAIR_GAP: f32 = 6.0;
+
+/// Options of [`build_crash_grid`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CrashGridOptions {
+    /// Seed of the launch perturbations.
+    pub seed: u64,
+    /// Number of cars: even, 2 to [`MAX_GRID_CARS`].
+    pub cars: usize,
+    /// Launch speed (m/s).
+    pub speed: f32,
+    /// Distance each car travels before its crash (m).
+    pub run_up: f32,
+    /// Pipeline settings.
+    pub pipeline: PipelineParams,
+}
+
+impl Default for CrashGridOptions {
+    /// Seed 2016, 8 cars at 35 m/s after a 3 m run-up, default pipeline.
+    fn default() -> Self {
+        Self {
+            seed: 2016,
+            cars: 8,
+            speed: CAR_SPEED,
+            run_up: 3.0,
+            pipeline: PipelineParams::default(),
+        }
+    }
+}
+
+impl CrashGridOptions {
+    /// Checks the car count, speed and run-up.
+    ///
+    /// # Errors
+    /// [`DeformError::InvalidParameter`] naming `cars` (odd, 0 or above [`MAX_GRID_CARS`]),
+    /// `speed` or `run_up` (negative or not finite).
+    pub fn validate(&self) -> Result<()> {
+        if self.cars == 0 || !self.cars.is_multiple_of(2) || self.cars > MAX_GRID_CARS {
+            return Err(DeformError::InvalidParameter {
+                name: "cars",
+                value: self.cars as f32,
+                reason: "the crash grid has an even number of cars, 2 to 1024",
+            });
+        }
+        if !(self.speed.is_finite() && self.speed >= 0.0) {
+            return Err(DeformError::InvalidParameter {
+                name: "speed",
+                value: self.speed,
+                reason: "the launch speed is finite and non-negative",
+            });
+        }
+        if !(self.run_up.is_finite() && self.run_up >= 0.0) {
+            return Err(DeformError::InvalidParameter {
+                name: "run_up",
+                value: self.run_up,
+                reason: "the run-up is finite and non-negative",
+            });
+        }
+        Ok(())
+    }
+
+    /// Columns and lanes of the grid: the most nearly square arrangement of the pairs given
+    /// that a pair takes `2 · (run_up + CAR_LENGTH) + 6` m along `x` and [`GRID_LANE_PITCH`]
+    /// across.
+    fn layout(&self) -> (usize, usize, f32) {
+        let pairs = self.cars / 2;
+        let pitch_x = 2.0 * (self.run_up + CAR_LENGTH) + GRID_PAIR_GAP;
+        let columns =
+            ((pairs as f32 * GRID_LANE_PITCH / pitch_x).sqrt().ceil() as usize).clamp(1, pairs);
+        (columns, pairs.div_ceil(columns), pitch_x)
+    }
+}
+
+/// The launches of [`build_crash_grid`]: `cars / 2` head-on pairs on a grid centred at the
+/// origin, lanes along `x` [`GRID_LANE_PITCH`] apart, each pair's two cars `run_up` from their
+/// crash point and heading at each other, with the small perturbations of [`car_launches`]
+/// (lane ±0.1 m, heading ±0.01 rad, speed ±0.5 m/s). Pair `k` is cars `2k` and `2k + 1`.
+/// Deterministic for a seed.
+///
+/// # Errors
+/// As [`CrashGridOptions::validate`].
+///
+/// # Performance
+/// O(cars).
+pub fn crash_grid_launches(options: &CrashGridOptions) -> Result<Vec<Launch>> {
+    options.validate()?;
+    let (columns, lanes, pitch_x) = options.layout();
+    let mut j = Jitter(options.seed);
+    let half = 0.5 * CAR_LENGTH;
+    let mut out = Vec::with_capacity(options.cars);
+    for pair in 0..options.cars / 2 {
+        let (column, lane) = (pair % columns, pair / columns);
+        let site = Vec3::new(
+            (column as f32 - 0.5 * (columns - 1) as f32) * pitch_x,
+            0.0,
+            (lane as f32 - 0.5 * (lanes - 1) as f32) * GRID_LANE_PITCH,
+        );
+        for (forward, yaw) in [(Vec3::X, 0.0), (-Vec3::X, std::f32::consts::PI)] {
+            let side = Vec3::new(-forward.z, 0.0, forward.x);
+            out.push(Launch {
+                position: site - forward * (options.run_up + half)
+                    + side * (0.1 * j.next())
+                    + Vec3::Y * CLEARANCE,
+                yaw: yaw + 0.01 * j.next(),
+                speed: options.speed + 0.5 * j.next(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Builds the crash grid: [`crash_grid_launches`] with `collider` (every car the same kind:
+/// sphere proxies with plasticity, or [`CarCollider::StaticCompound`] for the rigid baseline),
+/// on a ground slab 30 m wider than the grid on every side. Cars only.
+///
+/// # Errors
+/// As [`CrashGridOptions::validate`]; what [`PlasticPipeline::new`] and
+/// [`PlasticPipeline::insert`] reject.
+///
+/// # Performance
+/// O(cars · (S log S + V · E)).
+pub fn build_crash_grid(
+    car: &Arc<PlasticAsset>,
+    collider: &CarCollider,
+    options: &CrashGridOptions,
+) -> Result<CrashScene> {
+    let launches = crash_grid_launches(options)?;
+    let mut world = new_world();
+    let mut pipeline = PlasticPipeline::new(options.pipeline)?;
+    let (columns, lanes, pitch_x) = options.layout();
+    let ground_body = world.insert_body(RigidBodyBuilder::fixed());
+    let ground = world.insert_collider(
+        ColliderBuilder::cuboid(
+            0.5 * columns as f32 * pitch_x + 30.0,
+            0.1,
+            0.5 * lanes as f32 * GRID_LANE_PITCH + 30.0,
+        )
+        .translation(Vec3::new(0.0, -0.1, 0.0))
+        .friction(0.5)
+        .restitution(0.0),
+        Some(ground_body),
+    );
+    let mut cars = Vec::with_capacity(launches.len());
+    for launch in launches {
+        let rotation = Quat::from_rotation_y(launch.yaw);
+        let pose = Pose::from_parts(launch.position, rotation);
+        let velocity = rotation * Vec3::X * launch.speed;
+        cars.push(insert_body(
+            &mut world,
+            &mut pipeline,
+            car,
+            collider,
+            pose,
+            velocity,
+            CAR_MASS,
+            0.5,
+            CAR_RESTITUTION,
+        )?);
+    }
+    Ok(CrashScene {
+        world,
+        pipeline,
+        cars,
+        barrels: Vec::new(),
         ground,
     })
 }
