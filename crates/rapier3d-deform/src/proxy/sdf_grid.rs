@@ -403,7 +403,9 @@ pub fn boundary_edges(mesh: &TriangleMesh) -> BoundaryReport {
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct SdfOptions {
-    /// Number of cells along the longest axis of the padded bounding box (2..=1024).
+    /// Number of cells along the longest axis of the padded bounding box (2..=1024; the grid's
+    /// point count is also capped by [`crate::limits::MAX_GRID_POINTS`], about 320 cells a side
+    /// for a cubic box).
     pub resolution: usize,
     /// Padding added on every side, as a fraction of the longest extent (the authors use 0.1).
     pub padding: f32,
