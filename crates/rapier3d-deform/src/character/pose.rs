@@ -63,22 +63,7 @@ pub fn pose_deformable_mesh(
     collider: ColliderHandle,
     governors: &[Affine],
 ) -> Result<MeshPoseUpdate> {
-    let co = colliders
-        .get_mut(collider)
-        .ok_or(DeformError::UnknownHandle {
-            what: "collider",
-            index: collider.into_raw_parts().0,
-        })?;
-    if co.shape().as_shape::<DeformableMeshShape>().is_none() {
-        return Err(not_a_mesh());
-    }
-    let deep_copied = Arc::strong_count(&co.shared_shape().0) > 1;
-    let shape = co
-        .shape_mut()
-        .as_shape_mut::<DeformableMeshShape>()
-        .ok_or_else(not_a_mesh)?;
-    shape.set_governors(governors)?;
-    Ok(MeshPoseUpdate { deep_copied })
+    update_mesh_shape(colliders, collider, |shape| shape.set_governors(governors))
 }
 
 /// [`pose_deformable_mesh`] for a shape with morph targets
@@ -97,6 +82,18 @@ pub fn pose_deformable_mesh_with_morphs(
     governors: &[Affine],
     morph_weights: &[f32],
 ) -> Result<MeshPoseUpdate> {
+    update_mesh_shape(colliders, collider, |shape| {
+        shape.set_pose(governors, morph_weights)
+    })
+}
+
+/// Runs `update` on the collider's [`DeformableMeshShape`] through `shape_mut()` (which flags
+/// the collider for Rapier), reporting whether the shape was shared and so deep-copied.
+fn update_mesh_shape(
+    colliders: &mut ColliderSet,
+    collider: ColliderHandle,
+    update: impl FnOnce(&mut DeformableMeshShape) -> Result<()>,
+) -> Result<MeshPoseUpdate> {
     let co = colliders
         .get_mut(collider)
         .ok_or(DeformError::UnknownHandle {
@@ -111,7 +108,7 @@ pub fn pose_deformable_mesh_with_morphs(
         .shape_mut()
         .as_shape_mut::<DeformableMeshShape>()
         .ok_or_else(not_a_mesh)?;
-    shape.set_pose(governors, morph_weights)?;
+    update(shape)?;
     Ok(MeshPoseUpdate { deep_copied })
 }
 
