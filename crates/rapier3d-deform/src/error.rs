@@ -287,6 +287,20 @@ pub enum DeformError {
         /// The limit.
         max: f32,
     },
+    /// A governor transform's linear part is nonzero but its largest entry is below
+    /// [`crate::limits::MIN_LINEAR`]: the deformed mesh would fall into `f32`'s subnormal range.
+    /// An exactly zero linear part (a part collapsed onto its translation) is accepted.
+    #[error(
+        "governor {governor}: the largest entry of its linear part, {largest}, is nonzero but below {min} (use an exact zero to collapse a part; see rapier3d_deform::limits)"
+    )]
+    TransformTooSmall {
+        /// The governor.
+        governor: usize,
+        /// The largest absolute entry of the linear part.
+        largest: f32,
+        /// The limit.
+        min: f32,
+    },
     /// One element of an array (a sphere radius, ...) is outside its documented range.
     #[error("{what} {index} = {value} is invalid: {reason}")]
     InvalidElement {

@@ -12,7 +12,7 @@ use rapier3d_deform::bn_tree::{BnTree, CullingMode, RefitPolicy, SelfCollisionQu
 use rapier3d_deform::deformation::LinearBlendSkinning;
 use rapier3d_deform::governor::{Affine, ConvexWeights, GovernedDeformation};
 use rapier3d_deform::io::{LoadError, LoadOptions, load_obj_slice};
-use rapier3d_deform::limits::{MAX_COORDINATE, MAX_GOVERNORS, MIN_MESH_EXTENT};
+use rapier3d_deform::limits::{MAX_COORDINATE, MAX_GOVERNORS, MIN_LINEAR, MIN_MESH_EXTENT};
 use rapier3d_deform::math::{Mat3, Vec3};
 use rapier3d_deform::mesh::TriangleMesh;
 use rapier3d_deform::plasticity::{
@@ -575,4 +575,59 @@ fn a_ball_finer_than_its_coordinates_ulp_weighs_its_volume() {
     let exact = 4.0 / 3.0 * std::f32::consts::PI * 1e-18;
     let m = shape.mass_properties(1.0).mass();
     assert!((m / exact - 1.0).abs() < 1e-4, "{m} vs {exact}");
+}
+
+/// The fuzzer's plate scaled by 2.8e-43 put every vertex into subnormal coordinates, where `f32`
+/// rounding is absolute: the conservative query reported 281 pairs and brute force 313
+/// (`api_cases/subnormal_scale_plate` replays it). Such a scale is now rejected; an exactly zero
+/// linear part (a collapsed part) is still accepted and equals brute force.
+#[test]
+fn governor_scaling_into_subnormal_range_is_rejected_but_exact_zero_is_not() {
+    let (tree, mut query) = cube_tree();
+    let tiny = Affine::new(Mat3::from_diagonal(Vec3::splat(2.8e-43)), Vec3::ZERO);
+    assert_eq!(
+        run(&mut query, &tree, &[Affine::IDENTITY, tiny]),
+        DeformError::TransformTooSmall {
+            governor: 1,
+            largest: 2.8e-43,
+            min: MIN_LINEAR
+        }
+    );
+    // Just at the limit and with a rotation's tiny entries beside a large one: accepted.
+    let at_limit = Affine::new(Mat3::from_diagonal(Vec3::splat(MIN_LINEAR)), Vec3::ZERO);
+    let mut rotation = Mat3::from_rotation_z(core::f32::consts::FRAC_PI_2);
+    rotation.x_axis.x = 1e-40;
+    for second in [
+        at_limit,
+        Affine::new(rotation, Vec3::Y),
+        Affine::new(Mat3::ZERO, Vec3::new(0.0, -0.5, 0.0)),
+    ] {
+        let governors = [Affine::IDENTITY, second];
+        let mut out = Vec::new();
+        query
+            .run(
+                &tree,
+                &governors,
+                RefitPolicy::OnDemand,
+                CullingMode::Conservative,
+                &mut out,
+            )
+            .unwrap();
+        let mesh = cube_mesh();
+        let deformed: Vec<Vec3> = (0..mesh.vertex_count())
+            .map(|v| {
+                rapier3d_deform::governor::deform_vertex(
+                    mesh.positions(),
+                    tree.weights(),
+                    &governors,
+                    v,
+                )
+            })
+            .collect();
+        assert_eq!(
+            out,
+            rapier3d_deform::validation::self_collisions_brute_force(&mesh, &deformed).unwrap(),
+            "{second:?}"
+        );
+    }
 }

@@ -2,7 +2,7 @@
 
 use super::{Affine, ConvexWeights};
 use crate::error::{DeformError, Result};
-use crate::limits::{MAX_COORDINATE, MAX_LINEAR};
+use crate::limits::{MAX_COORDINATE, MAX_LINEAR, MIN_LINEAR};
 use crate::math::Vec3;
 use rapier3d::parry::glamx::Vec3A;
 
@@ -126,12 +126,14 @@ pub(crate) fn deform_vertex_wide(
 }
 
 /// Rejects governor arrays of the wrong length, with non-finite entries, or with entries beyond
-/// the crate's limits ([`crate::limits::MAX_LINEAR`] for the linear part,
-/// [`crate::limits::MAX_COORDINATE`] for the translation).
+/// the crate's limits ([`crate::limits::MAX_LINEAR`] for the linear part, which must also be
+/// exactly zero or reach [`crate::limits::MIN_LINEAR`], [`crate::limits::MAX_COORDINATE`] for
+/// the translation).
 ///
 /// # Errors
-/// [`DeformError::LengthMismatch`], [`DeformError::NonFiniteTransform`] or
-/// [`DeformError::TransformOutOfRange`], naming the first bad governor.
+/// [`DeformError::LengthMismatch`], [`DeformError::NonFiniteTransform`],
+/// [`DeformError::TransformOutOfRange`] or [`DeformError::TransformTooSmall`], naming the first
+/// bad governor.
 ///
 /// # Performance
 /// O(governors).
@@ -152,7 +154,8 @@ pub fn validate_governors(governors: &[Affine], expected: usize) -> Result<()> {
 /// [`validate_governors`] for one governor, `governor` naming it in the error.
 ///
 /// # Errors
-/// [`DeformError::NonFiniteTransform`] or [`DeformError::TransformOutOfRange`].
+/// [`DeformError::NonFiniteTransform`], [`DeformError::TransformOutOfRange`] or
+/// [`DeformError::TransformTooSmall`] (a nonzero linear part below [`MIN_LINEAR`]).
 pub fn check_governor(governor: usize, g: &Affine) -> Result<()> {
     if !g.is_finite() {
         return Err(DeformError::NonFiniteTransform { governor });
@@ -169,6 +172,13 @@ pub fn check_governor(governor: usize, g: &Affine) -> Result<()> {
             field: "linear",
             value: linear,
             max: MAX_LINEAR,
+        });
+    }
+    if linear > 0.0 && linear < MIN_LINEAR {
+        return Err(DeformError::TransformTooSmall {
+            governor,
+            largest: linear,
+            min: MIN_LINEAR,
         });
     }
     let translation = g.translation.abs().max_element();
