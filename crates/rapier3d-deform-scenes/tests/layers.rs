@@ -25,7 +25,7 @@ const LAYERS: &[&[&str]] = &[
     &["bounds"],
     &["geometry"],
     &["bn_tree"],
-    &["proxy", "plasticity"],
+    &["proxy", "plasticity", "avatar"],
     &["shape"],
     &["query"],
     &["crash", "character"],

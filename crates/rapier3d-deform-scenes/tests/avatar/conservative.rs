@@ -1,0 +1,228 @@
+//! Contract: over animated and random poses, `AvatarQuery::candidates` holds every skin triangle within the radius of a point (brute force over every posed triangle), `closest` finds the brute-force minimum, the boxes prune most of the skin, and the seed's rigidly carried boxes miss posed vertices.
+
+use super::common::{random_governor, rng, tube, tube_weights};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use rapier3d::parry::query::PointQuery;
+use rapier3d::parry::shape::Triangle;
+use rapier3d_deform::avatar::{AvatarBoxes, AvatarOptions, AvatarQuery};
+use rapier3d_deform::governor::{Affine, GovernedDeformation, deform_vertices};
+use rapier3d_deform::math::Vec3;
+use rapier3d_deform_scenes::fox::SubdividedFox;
+
+/// Distance from `p` to every posed triangle.
+fn distances(avatar: &AvatarBoxes, posed: &[Vec3], p: Vec3) -> Vec<f32> {
+    avatar
+        .mesh()
+        .triangles()
+        .iter()
+        .map(|t| {
+            let [a, b, c] = t.map(|v| posed[v as usize]);
+            (Triangle::new(a, b, c).project_local_point(p, true).point - p).length()
+        })
+        .collect()
+}
+
+/// Query points: posed surface points pushed off by up to `2 r` in random directions, plus
+/// random points in the posed bounding box.
+fn query_points(r: &mut ChaCha8Rng, posed: &[Vec3], radius: f32, count: usize) -> Vec<Vec3> {
+    let (lo, hi) = posed.iter().fold(
+        (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+        |(l, h), p| (l.min(*p), h.max(*p)),
+    );
+    (0..count)
+        .map(|i| {
+            if i % 4 == 3 {
+                Vec3::new(
+                    r.random_range(lo.x..=hi.x),
+                    r.random_range(lo.y..=hi.y),
+                    r.random_range(lo.z..=hi.z),
+                )
+            } else {
+                let base = posed[r.random_range(0..posed.len())];
+                let dir = Vec3::new(
+                    r.random_range(-1.0..1.0),
+                    r.random_range(-1.0..1.0),
+                    r.random_range(-1.0..1.0),
+                );
+                base + dir * (2.0 * radius)
+            }
+        })
+        .collect()
+}
+
+/// Checks one frame; returns (points, candidate triangles summed over points).
+fn check_frame(
+    avatar: &AvatarBoxes,
+    query: &mut AvatarQuery,
+    governors: &[Affine],
+    r: &mut ChaCha8Rng,
+    radius: f32,
+    points: usize,
+) -> (usize, usize) {
+    query.begin_frame(avatar, governors).unwrap();
+    let mut posed = Vec::new();
+    deform_vertices(
+        avatar.rest_positions(),
+        avatar.weights(),
+        governors,
+        &mut posed,
+    );
+    let mut candidates = Vec::new();
+    let mut scratch = Vec::new();
+    let mut total = 0;
+    let pts = query_points(r, &posed, radius, points);
+    for (i, &p) in pts.iter().enumerate() {
+        query
+            .candidates(avatar, p, radius, &mut candidates)
+            .unwrap();
+        total += candidates.len();
+        let d = distances(avatar, &posed, p);
+        let mut sorted = candidates.clone();
+        sorted.sort_unstable();
+        assert!(
+            sorted.windows(2).all(|w| w[0] < w[1]),
+            "point {i}: a candidate listed twice"
+        );
+        for (t, &dt) in d.iter().enumerate() {
+            if dt <= radius {
+                assert!(
+                    sorted.binary_search(&(t as u32)).is_ok(),
+                    "point {i} {p}: triangle {t} at {dt} ≤ {radius} is not a candidate"
+                );
+            }
+        }
+        let best = d
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(|(_, x)| *x <= radius)
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        let contact = query.closest(avatar, p, radius, &mut scratch).unwrap();
+        match (best, contact) {
+            (None, None) => {}
+            (Some((_, dist)), Some(c)) => {
+                assert_eq!(c.distance, dist, "point {i}: closest distance");
+                assert_eq!(d[c.triangle as usize], dist);
+                assert!((c.point - p).length() <= radius * (1.0 + 1e-5));
+            }
+            (b, c) => panic!("point {i}: brute force {b:?}, query {c:?}"),
+        }
+    }
+    (pts.len(), total)
+}
+
+#[test]
+fn fox_candidates_hold_every_triangle_within_the_radius_over_walk_and_run() {
+    let mut fox =
+        SubdividedFox::load(rapier3d_deform_scenes::asset_path("skinned/Fox.glb"), 1).unwrap();
+    let avatar = AvatarBoxes::build(
+        fox.mesh(),
+        fox.skinning().rest_positions(),
+        fox.skinning().weights(),
+        AvatarOptions::default(),
+    )
+    .unwrap();
+    let stats = avatar.slab_statistics();
+    assert!(stats.boxes >= 10, "{stats:?}");
+    assert!(stats.duplication >= 1.0);
+    let mut query = AvatarQuery::new();
+    let mut r = rng(17);
+    let triangles = avatar.mesh().triangle_count();
+    let (mut points, mut candidates) = (0, 0);
+    for name in ["Walk", "Run"] {
+        let clip = fox.clip(name).unwrap().clone();
+        for k in 0..6 {
+            let governors = fox
+                .governors_at(&clip, clip.duration() * k as f32 / 6.0)
+                .unwrap();
+            // The Fox is authored in centimetres: a 2 cm cloth thickness.
+            let (p, c) = check_frame(&avatar, &mut query, &governors, &mut r, 2.0, 60);
+            points += p;
+            candidates += c;
+        }
+    }
+    let per_point = candidates as f64 / points as f64;
+    assert!(
+        per_point < 0.1 * triangles as f64,
+        "the boxes should prune most of the skin: {per_point:.1} candidates per point of {triangles}"
+    );
+}
+
+#[test]
+fn random_sliding_skin_under_random_affine_bones_stays_conservative() {
+    let mut r = rng(5);
+    let mesh = tube(2.0, 24, 16);
+    for bones in [1usize, 3, 6] {
+        let weights = tube_weights(&mesh, bones, 2.0, 3);
+        for options in [
+            AvatarOptions::default(),
+            AvatarOptions {
+                triangles_per_slab: 4,
+                min_slabs: 1,
+                max_slabs: 64,
+            },
+        ] {
+            let avatar = AvatarBoxes::build(&mesh, mesh.positions(), &weights, options).unwrap();
+            let mut query = AvatarQuery::new();
+            for _ in 0..8 {
+                let governors: Vec<Affine> = (0..bones)
+                    .map(|_| random_governor(&mut r, 0.6, 0.5))
+                    .collect();
+                check_frame(&avatar, &mut query, &governors, &mut r, 0.05, 40);
+            }
+        }
+    }
+}
+
+#[test]
+fn seed_fixed_tolerance_boxes_miss_sliding_skin_that_conservative_boxes_keep() {
+    let mut fox =
+        SubdividedFox::load(rapier3d_deform_scenes::asset_path("skinned/Fox.glb"), 0).unwrap();
+    let avatar = AvatarBoxes::build(
+        fox.mesh(),
+        fox.skinning().rest_positions(),
+        fox.skinning().weights(),
+        AvatarOptions::default(),
+    )
+    .unwrap();
+    let mut query = AvatarQuery::new();
+    let clip = fox.clip("Run").unwrap().clone();
+    let mut misses = 0;
+    for k in 0..8 {
+        let governors = fox
+            .governors_at(&clip, clip.duration() * k as f32 / 8.0)
+            .unwrap();
+        query.begin_frame(&avatar, &governors).unwrap();
+        misses += query.seed_tolerance_misses(&avatar, 0.05).unwrap();
+        // Every posed vertex finds every triangle around it at radius 0.
+        let mut posed = Vec::new();
+        deform_vertices(
+            avatar.rest_positions(),
+            avatar.weights(),
+            &governors,
+            &mut posed,
+        );
+        let mut candidates = Vec::new();
+        for (t, tri) in avatar.mesh().triangles().iter().enumerate() {
+            for &v in tri {
+                query
+                    .candidates(&avatar, posed[v as usize], 0.0, &mut candidates)
+                    .unwrap();
+                assert!(
+                    candidates.contains(&(t as u32)),
+                    "frame {k}: vertex {v}, triangle {t}"
+                );
+            }
+        }
+    }
+    assert!(misses > 0, "the seed's 5 % boxes should miss running skin");
+    // At rest, the seed's boxes hold everything.
+    query
+        .begin_frame(
+            &avatar,
+            &vec![Affine::IDENTITY; fox.skinning().bone_count()],
+        )
+        .unwrap();
+    assert_eq!(query.seed_tolerance_misses(&avatar, 0.0).unwrap(), 0);
+}

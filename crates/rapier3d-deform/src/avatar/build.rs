@@ -1,0 +1,376 @@
+//! Building the per-bone boxes of a skinned avatar: triangles to bones, PCA frames, slabs along each box's main axis, and the O(m) bound data of every box and slab.
+
+use crate::bounds::{Obb, PatchBounds};
+use crate::error::{DeformError, Result};
+use crate::governor::{Affine, ConvexWeights};
+use crate::math::{Mat3, Vec3};
+use crate::mesh::TriangleMesh;
+
+/// How an avatar's skin is cut into boxes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
+pub struct AvatarOptions {
+    /// Number of triangles a cell (a slab, or a quadrant of one) aims for: a bone's box is cut
+    /// into `ceil(triangles / triangles_per_slab)` cells (slabs of at least [`Self::min_slabs`],
+    /// at most [`Self::max_slabs`]). The seed uses a fixed 15 slabs; a target size keeps the
+    /// vertex–triangle stage of a query from growing with the skin's resolution.
+    pub triangles_per_slab: u32,
+    /// Fewest slabs per bone box (the seed uses 15 on a 5–10k-triangle body; with 32 triangles
+    /// per cell a bone of that body gets 3–5 slabs of four quadrants).
+    pub min_slabs: u32,
+    /// Most slabs per bone box.
+    pub max_slabs: u32,
+}
+
+impl Default for AvatarOptions {
+    fn default() -> Self {
+        Self {
+            triangles_per_slab: 32,
+            min_slabs: 1,
+            max_slabs: 256,
+        }
+    }
+}
+
+/// One slab of a bone's box: the triangles whose rest vertices project into its interval of
+/// the main axis, and their O(m) bound data.
+#[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
+pub(crate) struct Slab {
+    /// Range into [`AvatarBoxes::slab_triangles`].
+    pub(crate) triangles: (u32, u32),
+    /// Bound data of the slab's triangles.
+    pub(crate) bounds: PatchBounds,
+}
+
+/// The box of one bone: its rest PCA frame, the bound data of all its triangles and its slabs.
+#[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
+pub(crate) struct BoneBox {
+    /// The bone (a governor of the skin).
+    pub(crate) bone: u32,
+    /// The PCA box of the bone's rest vertices (bind pose, world axes).
+    pub(crate) rest_obb: Obb,
+    /// World (bind pose) → box coordinates: `Rᵀ (p − c)`, `R` the PCA axes, `c` the box centre.
+    pub(crate) rest_to_box: Affine,
+    /// Bound data of every triangle of the bone.
+    pub(crate) bounds: PatchBounds,
+    /// Governors any of the bone's triangles depend on (sorted).
+    pub(crate) governors: Box<[u32]>,
+    /// Range into [`AvatarBoxes::slabs`].
+    pub(crate) slabs: (u32, u32),
+}
+
+/// Per-bone oriented boxes of a skinned mesh, cut into slabs along their main axis, that stay
+/// conservative under any pose (Pelechano 2002 §3.2–3.4, made conservative).
+///
+/// The seed fits one PCA box per bone to the vertices attached to it, moves it with the bone and
+/// enlarges it by a fixed tolerance, which misses skin that slides relative to the bone
+/// (vertices weighted to several bones). Here every box and slab is instead re-bounded each
+/// frame, in the bone's moving frame, by limited convex combinations of the governors that
+/// touch it (Steinemann & Otaduy's O(m) bounds): the posed vertices of a slab are
+/// `Σ w_k G_k p₀`; in the frame `M_b = F_b⁻¹ G_b⁻¹` of bone `b` (its rest box frame `F_b`
+/// carried by its skin matrix `G_b`) they are `Σ w_k (M_b G_k) p₀`, bounded in O(m) per slab.
+/// Vertices that follow bone `b` alone keep their rest box coordinates, so the boxes stay as
+/// tight as the seed's where the seed is right and grow exactly where skin slides.
+///
+/// **Triangles to bones.** A triangle belongs to the bone of largest weight of each of its
+/// three vertices (one to three bones). Any assignment stays correct, since every box is bounded
+/// conservatively; this one keeps each box to the skin its bone mostly carries (tight boxes, few
+/// slabs per query) and puts the triangles that bridge two bones into both, so a cloth vertex
+/// near a joint finds them from either side.
+///
+/// **Slabs.** The main axis of a bone's rest box is cut into equal intervals, and each interval
+/// into the four quadrants of the cross-section around the axis once the bone carries at least
+/// four slabs' worth of triangles ([`AvatarOptions::triangles_per_slab`]). A triangle belongs to
+/// the one cell of its rest centroid: each cell's box is bounded from the vertices of its own
+/// triangles, so it holds them wherever they reach, and no triangle is listed twice (the seed
+/// lists the triangles on a slab border in both slabs, since its slabs are fixed intervals).
+///
+/// Bones that carry no triangle get no box.
+#[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
+pub struct AvatarBoxes {
+    pub(crate) mesh: TriangleMesh,
+    pub(crate) rest: Vec<Vec3>,
+    pub(crate) weights: ConvexWeights,
+    pub(crate) boxes: Vec<BoneBox>,
+    pub(crate) slabs: Vec<Slab>,
+    pub(crate) slab_triangles: Vec<u32>,
+    /// Per vertex, the bone of largest weight.
+    pub(crate) dominant_bone: Vec<u32>,
+    pub(crate) options: AvatarOptions,
+}
+
+/// Triangles per slab over an avatar's slabs (the seed's §5.2 statistics).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SlabStatistics {
+    /// Bone boxes.
+    pub boxes: usize,
+    /// Slabs over all boxes.
+    pub slabs: usize,
+    /// Mean triangles per slab.
+    pub mean_triangles: f64,
+    /// Most triangles in one slab.
+    pub max_triangles: usize,
+    /// Slab entries over all slabs divided by the skin's triangle count (≥ 1: triangles on the
+    /// borders of bones are listed in each of their bones).
+    pub duplication: f64,
+}
+
+impl AvatarBoxes {
+    /// Builds the boxes of `mesh` skinned by `weights` from its rest (bind pose) positions
+    /// `rest`. The governors of `weights` are the bones (skin matrices, world × inverse bind).
+    ///
+    /// # Errors
+    /// [`DeformError::LengthMismatch`] when `rest` or the weight rows do not match the mesh;
+    /// [`DeformError::NonFinitePosition`] / [`DeformError::PositionOutOfRange`] for a bad rest
+    /// position; [`DeformError::InvalidParameter`] for `triangles_per_slab = 0`, `min_slabs = 0`
+    /// or `min_slabs > max_slabs`, or `max_slabs` above 4096.
+    ///
+    /// # Performance
+    /// O(T · i · log m) for T triangles with i influences per vertex, plus one PCA per bone.
+    pub fn build(
+        mesh: &TriangleMesh,
+        rest: &[Vec3],
+        weights: &ConvexWeights,
+        options: AvatarOptions,
+    ) -> Result<Self> {
+        check_inputs(mesh, rest, weights, &options)?;
+        let dominant_bone: Vec<u32> = (0..mesh.vertex_count())
+            .map(|v| {
+                let (governors, w) = weights.row(v);
+                let best = (0..governors.len())
+                    .max_by(|&a, &b| w[a].total_cmp(&w[b]).then(governors[b].cmp(&governors[a])))
+                    .unwrap_or(0);
+                governors.get(best).copied().unwrap_or(0)
+            })
+            .collect();
+        // Triangles of each bone (a triangle joins the bone of largest weight of each vertex).
+        let bones = weights.governor_count();
+        let mut bone_triangles: Vec<Vec<u32>> = vec![Vec::new(); bones];
+        for (t, tri) in mesh.triangles().iter().enumerate() {
+            let mut seen = [u32::MAX; 3];
+            for (k, &v) in tri.iter().enumerate() {
+                let bone = dominant_bone[v as usize];
+                if !seen[..k].contains(&bone) {
+                    bone_triangles[bone as usize].push(t as u32);
+                }
+                seen[k] = bone;
+            }
+        }
+        let mut avatar = Self {
+            mesh: mesh.clone(),
+            rest: rest.to_vec(),
+            weights: weights.clone(),
+            boxes: Vec::new(),
+            slabs: Vec::new(),
+            slab_triangles: Vec::new(),
+            dominant_bone,
+            options,
+        };
+        for (bone, triangles) in bone_triangles.iter().enumerate() {
+            if !triangles.is_empty() {
+                avatar.add_bone(bone as u32, triangles);
+            }
+        }
+        Ok(avatar)
+    }
+
+    /// Adds the box of `bone` over `triangles` (non-empty) and its slabs.
+    fn add_bone(&mut self, bone: u32, triangles: &[u32]) {
+        let mut vertices: Vec<u32> = triangles
+            .iter()
+            .flat_map(|&t| self.mesh.triangles()[t as usize])
+            .collect();
+        vertices.sort_unstable();
+        vertices.dedup();
+        let points: Vec<Vec3> = vertices.iter().map(|&v| self.rest[v as usize]).collect();
+        // Finite, validated points: the PCA box exists (a single point or coplanar points get
+        // zero extents along the missing axes).
+        let rest_obb = Obb::from_points(&points).unwrap_or(Obb {
+            center: points[0],
+            axes: Mat3::IDENTITY,
+            half_extents: Vec3::ZERO,
+        });
+        let axes_t = rest_obb.axes.transpose();
+        let rest_to_box = Affine::new(axes_t, -(axes_t * rest_obb.center));
+        let axis_half = rest_obb.half_extents.x;
+        // Cells: slabs along the main axis, each cut into the four quadrants of the cross-section
+        // around the axis once the bone has skin enough to fill them.
+        let target = self.options.triangles_per_slab as usize;
+        let quadrants = if triangles.len() >= 4 * target { 4 } else { 1 };
+        let wanted = triangles.len().div_ceil(target * quadrants) as u32;
+        let count = wanted.clamp(self.options.min_slabs, self.options.max_slabs);
+        let count = if axis_half > 0.0 { count } else { 1 };
+        let mut per_cell: Vec<Vec<u32>> = vec![Vec::new(); count as usize * quadrants];
+        for &t in triangles {
+            let [a, b, c] = self.mesh.triangles()[t as usize].map(|v| self.rest[v as usize]);
+            // One cell per triangle, by its centroid: every box is bounded from the vertices of
+            // its own triangles, so no triangle needs listing twice.
+            let u = rest_to_box.transform_point((a + b + c) / 3.0);
+            let s = ((u.x + axis_half) / (2.0 * axis_half) * count as f32).floor();
+            let slab = if s.is_finite() {
+                (s.max(0.0) as usize).min(count as usize - 1)
+            } else {
+                0
+            };
+            let quadrant = if quadrants == 4 {
+                usize::from(u.y >= 0.0) * 2 + usize::from(u.z >= 0.0)
+            } else {
+                0
+            };
+            per_cell[slab * quadrants + quadrant].push(t);
+        }
+        let first_slab = self.slabs.len() as u32;
+        for list in per_cell.iter().filter(|l| !l.is_empty()) {
+            let start = self.slab_triangles.len() as u32;
+            self.slab_triangles.extend_from_slice(list);
+            self.slabs.push(Slab {
+                triangles: (start, self.slab_triangles.len() as u32),
+                bounds: PatchBounds::new(&self.rest, &self.weights, &self.mesh, list),
+            });
+        }
+        let bounds = PatchBounds::new(&self.rest, &self.weights, &self.mesh, triangles);
+        let governors = bounds.governors().to_vec().into_boxed_slice();
+        self.boxes.push(BoneBox {
+            bone,
+            rest_obb,
+            rest_to_box,
+            bounds,
+            governors,
+            slabs: (first_slab, self.slabs.len() as u32),
+        });
+    }
+
+    /// The skin mesh.
+    pub fn mesh(&self) -> &TriangleMesh {
+        &self.mesh
+    }
+
+    /// The rest (bind pose) positions the skin matrices apply to.
+    pub fn rest_positions(&self) -> &[Vec3] {
+        &self.rest
+    }
+
+    /// The skin weights (governors = bones).
+    pub fn weights(&self) -> &ConvexWeights {
+        &self.weights
+    }
+
+    /// Number of bone boxes (bones that carry at least one triangle).
+    pub fn box_count(&self) -> usize {
+        self.boxes.len()
+    }
+
+    /// The bone of each box, in box order.
+    pub fn box_bones(&self) -> impl Iterator<Item = u32> + '_ {
+        self.boxes.iter().map(|b| b.bone)
+    }
+
+    /// The rest (bind pose) PCA box of box `index`, or `None` past the last box.
+    pub fn rest_box(&self, index: usize) -> Option<Obb> {
+        self.boxes.get(index).map(|b| b.rest_obb)
+    }
+
+    /// The options the boxes were built with.
+    pub fn options(&self) -> AvatarOptions {
+        self.options
+    }
+
+    /// Triangles per slab (the seed's §5.2 table).
+    ///
+    /// # Performance
+    /// O(slabs).
+    pub fn slab_statistics(&self) -> SlabStatistics {
+        let slabs = self.slabs.len();
+        let entries = self.slab_triangles.len();
+        SlabStatistics {
+            boxes: self.boxes.len(),
+            slabs,
+            mean_triangles: entries as f64 / slabs.max(1) as f64,
+            max_triangles: self
+                .slabs
+                .iter()
+                .map(|s| (s.triangles.1 - s.triangles.0) as usize)
+                .max()
+                .unwrap_or(0),
+            duplication: entries as f64 / self.mesh.triangle_count().max(1) as f64,
+        }
+    }
+
+    /// Bytes held on the heap: the copied skin (mesh, rest positions, weights), the boxes and
+    /// the slabs.
+    ///
+    /// # Performance
+    /// O(vertices + boxes + slabs).
+    pub fn heap_bytes(&self) -> usize {
+        let weight_entries: usize = (0..self.weights.vertex_count())
+            .map(|v| self.weights.row(v).0.len())
+            .sum();
+        (self.mesh.vertex_count() + self.rest.capacity()) * core::mem::size_of::<Vec3>()
+            + self.mesh.triangle_count() * 12
+            + weight_entries * 8
+            + (self.weights.vertex_count() + 1) * 4
+            + self
+                .boxes
+                .iter()
+                .map(|b| {
+                    core::mem::size_of::<BoneBox>() + b.bounds.heap_bytes() + b.governors.len() * 4
+                })
+                .sum::<usize>()
+            + self
+                .slabs
+                .iter()
+                .map(|s| core::mem::size_of::<Slab>() + s.bounds.heap_bytes())
+                .sum::<usize>()
+            + self.slab_triangles.capacity() * 4
+            + self.dominant_bone.capacity() * 4
+    }
+}
+
+fn check_inputs(
+    mesh: &TriangleMesh,
+    rest: &[Vec3],
+    weights: &ConvexWeights,
+    options: &AvatarOptions,
+) -> Result<()> {
+    if rest.len() != mesh.vertex_count() {
+        return Err(DeformError::LengthMismatch {
+            what: "rest positions",
+            expected: mesh.vertex_count(),
+            actual: rest.len(),
+        });
+    }
+    crate::math::validate_positions("rest vertex", rest)?;
+    if weights.vertex_count() != mesh.vertex_count() {
+        return Err(DeformError::LengthMismatch {
+            what: "weight rows",
+            expected: mesh.vertex_count(),
+            actual: weights.vertex_count(),
+        });
+    }
+    let bad = |name: &'static str, value: u32, reason: &'static str| {
+        Err(DeformError::InvalidParameter {
+            name,
+            value: value as f32,
+            reason,
+        })
+    };
+    if options.triangles_per_slab == 0 {
+        return bad("triangles_per_slab", 0, "must be at least 1");
+    }
+    if options.min_slabs == 0 {
+        return bad("min_slabs", 0, "must be at least 1");
+    }
+    if options.max_slabs > MAX_SLABS_PER_BOX {
+        return bad("max_slabs", options.max_slabs, "must be at most 4096");
+    }
+    if options.min_slabs > options.max_slabs {
+        return bad("min_slabs", options.min_slabs, "must not exceed max_slabs");
+    }
+    Ok(())
+}
+
+/// Largest [`AvatarOptions::max_slabs`].
+const MAX_SLABS_PER_BOX: u32 = 4096;

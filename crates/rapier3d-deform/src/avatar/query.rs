@@ -1,0 +1,442 @@
+//! Per-frame queries against an avatar's boxes: bone frames, lazily bounded boxes and slabs, candidate skin triangles of a point, the closest one, and the seed's fixed-tolerance misses.
+
+use super::build::AvatarBoxes;
+use crate::bounds::BoundsWorkspace;
+use crate::error::{DeformError, Result};
+use crate::governor::{Affine, deform_vertex, validate_governors};
+use crate::math::{Aabb, Vec3};
+use rapier3d::parry::query::PointQuery;
+use rapier3d::parry::shape::Triangle;
+
+/// The closest skin triangle to a point, within the query radius.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SkinContact {
+    /// The skin triangle.
+    pub triangle: u32,
+    /// The closest point of the posed triangle.
+    pub point: Vec3,
+    /// Distance from the query point to [`Self::point`].
+    pub distance: f32,
+    /// Unit normal of the posed triangle (its winding's side; zero for a degenerate posed
+    /// triangle).
+    pub normal: Vec3,
+}
+
+/// Counters of an [`AvatarQuery`] since its last [`AvatarQuery::begin_frame`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AvatarQueryStats {
+    /// Points queried.
+    pub points: u64,
+    /// Boxes bounded this frame (each at most once, on first use).
+    pub boxes_bounded: u64,
+    /// Point–box tests, and how many found the point inside (enlarged by the radius).
+    pub box_tests: u64,
+    /// Point–box tests that hit.
+    pub box_hits: u64,
+    /// Point–slab tests that hit.
+    pub slab_hits: u64,
+    /// Candidate triangles (distinct per point).
+    pub candidate_triangles: u64,
+    /// Skin vertices posed this frame (each at most once).
+    pub vertices_posed: u64,
+}
+
+/// Per-frame state of queries against an [`AvatarBoxes`]: the skin matrices of the frame, each
+/// box's frame, the boxes and slabs bounded so far, and the skin vertices posed so far.
+///
+/// Call [`Self::begin_frame`] with the frame's skin matrices, then any number of
+/// [`Self::candidates`] / [`Self::closest`] / [`Self::contacts`]. Boxes are bounded on first use
+/// (O(m) per slab), skin vertices posed on first use (O(influences)); nothing is done for skin the
+/// queries never reach.
+#[derive(Clone, Debug, Default)]
+pub struct AvatarQuery {
+    epoch: u32,
+    governors: Vec<Affine>,
+    /// Per box: world → box coordinates this frame, `M_b = F_b⁻¹ G_b⁻¹`.
+    box_frames: Vec<Affine>,
+    /// Per box: Frobenius norm of `M_b`'s linear part (≥ its largest stretch).
+    box_stretch: Vec<f32>,
+    box_stamp: Vec<u32>,
+    box_aabb: Vec<Aabb>,
+    slab_aabb: Vec<Aabb>,
+    /// Governors mapped into the box being bounded (only its governors' entries are current).
+    local: Vec<Affine>,
+    workspace: BoundsWorkspace,
+    vertex_stamp: Vec<u32>,
+    vertices: Vec<Vec3>,
+    triangle_stamp: Vec<u32>,
+    /// Per skin vertex: the serial of the last box that counted it ([`Self::seed_tolerance_misses`]).
+    seen: Vec<u32>,
+    serial: u32,
+    /// Bound on the rounding of a posed vertex in world space this frame.
+    vertex_slack: f32,
+    stats: AvatarQueryStats,
+}
+
+impl AvatarQuery {
+    /// A query with no frame yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Starts a frame whose skin matrices (world × inverse bind, one per governor of the skin
+    /// weights) are `governors`. Caches of the previous frame are dropped.
+    ///
+    /// # Errors
+    /// What [`validate_governors`] rejects (wrong count, non-finite or out-of-range transforms);
+    /// the previous frame is kept then.
+    ///
+    /// # Performance
+    /// O(bones + boxes); allocates only on the first frame (or for a different avatar).
+    pub fn begin_frame(&mut self, avatar: &AvatarBoxes, governors: &[Affine]) -> Result<()> {
+        validate_governors(governors, avatar.weights.governor_count())?;
+        self.governors.clear();
+        self.governors.extend_from_slice(governors);
+        self.local.resize(governors.len(), Affine::IDENTITY);
+        let boxes = avatar.boxes.len();
+        self.box_stamp.resize(boxes, 0);
+        self.box_aabb.resize(boxes, empty_aabb());
+        self.slab_aabb.resize(avatar.slabs.len(), empty_aabb());
+        self.vertex_stamp.resize(avatar.rest.len(), 0);
+        self.vertices.resize(avatar.rest.len(), Vec3::ZERO);
+        self.triangle_stamp.resize(avatar.mesh.triangle_count(), 0);
+        if self.epoch == u32::MAX {
+            self.box_stamp.fill(0);
+            self.vertex_stamp.fill(0);
+            self.epoch = 0;
+        }
+        self.epoch += 1;
+        self.stats = AvatarQueryStats::default();
+        self.box_frames.clear();
+        self.box_stretch.clear();
+        for b in &avatar.boxes {
+            let g = governors[b.bone as usize];
+            // A bone whose skin matrix cannot be inverted (a part scaled to zero) keeps its rest
+            // box frame: any fixed frame bounds conservatively, the bone's own is only tighter.
+            let frame = match invert(&g) {
+                Some(inverse) => b.rest_to_box.compose(&inverse),
+                None => b.rest_to_box,
+            };
+            self.box_stretch.push(
+                frame
+                    .linear
+                    .to_cols_array()
+                    .iter()
+                    .map(|x| x * x)
+                    .sum::<f32>()
+                    .sqrt(),
+            );
+            self.box_frames.push(frame);
+        }
+        // |posed vertex| ≤ max_k (‖A_k‖ |p0| + |t_k|); its f32 evaluation rounds by at most
+        // (2i + 4) ε of that for i influences. Doubled for the maps into box frames.
+        let rest_magnitude = avatar.rest.iter().fold(0f32, |m, p| m.max(p.length()));
+        let world_magnitude = governors.iter().fold(0f32, |m, g| {
+            let a: f32 = g
+                .linear
+                .to_cols_array()
+                .iter()
+                .map(|x| x * x)
+                .sum::<f32>()
+                .sqrt();
+            m.max(a * rest_magnitude + g.translation.length())
+        });
+        let influences = avatar.weights.max_influences() as f32;
+        self.vertex_slack = 4.0 * (2.0 * influences + 4.0) * f32::EPSILON * world_magnitude;
+        Ok(())
+    }
+
+    /// Counters since the last [`Self::begin_frame`].
+    pub fn stats(&self) -> AvatarQueryStats {
+        self.stats
+    }
+
+    /// Writes to `out` (cleared first) every skin triangle that may lie within `radius` of
+    /// `point`: a superset of the triangles whose posed vertices (as
+    /// [`crate::governor::deform_vertex`] evaluates them) are within `radius`, in no particular
+    /// order, each once.
+    ///
+    /// # Errors
+    /// [`DeformError::NonFinitePosition`] for a non-finite `point`,
+    /// [`DeformError::InvalidParameter`] for a negative or non-finite `radius`,
+    /// [`DeformError::NotAvailable`] before the first [`Self::begin_frame`].
+    ///
+    /// # Performance
+    /// O(boxes) point–box tests (one affine map and six comparisons each), O(slabs of a box)
+    /// per box hit, O(triangles) of the slabs hit; the first use of a box in a frame bounds it
+    /// and its slabs, O(m log m) each for m governors.
+    pub fn candidates(
+        &mut self,
+        avatar: &AvatarBoxes,
+        point: Vec3,
+        radius: f32,
+        out: &mut Vec<u32>,
+    ) -> Result<()> {
+        out.clear();
+        self.check_query(avatar, point, radius)?;
+        self.stats.points += 1;
+        self.next_serial();
+        let r = radius + self.vertex_slack;
+        for index in 0..avatar.boxes.len() {
+            self.stats.box_tests += 1;
+            let frame = self.box_frames[index];
+            let local = frame.transform_point(point);
+            let stretch = self.box_stretch[index];
+            // The map of the point into the box frame rounds too: a few ulps of its terms.
+            let reach = stretch * r
+                + 8.0
+                    * f32::EPSILON
+                    * (stretch * point.abs().max_element() * 3.0
+                        + frame.translation.abs().max_element());
+            self.bound_box(avatar, index);
+            if !inside(&self.box_aabb[index], local, reach) {
+                continue;
+            }
+            self.stats.box_hits += 1;
+            let (s0, s1) = avatar.boxes[index].slabs;
+            for s in s0..s1 {
+                if !inside(&self.slab_aabb[s as usize], local, reach) {
+                    continue;
+                }
+                self.stats.slab_hits += 1;
+                let (t0, t1) = avatar.slabs[s as usize].triangles;
+                for &t in &avatar.slab_triangles[t0 as usize..t1 as usize] {
+                    let stamp = &mut self.triangle_stamp[t as usize];
+                    if *stamp != self.serial {
+                        *stamp = self.serial;
+                        out.push(t);
+                    }
+                }
+            }
+        }
+        self.stats.candidate_triangles += out.len() as u64;
+        Ok(())
+    }
+
+    /// The skin triangle closest to `point` among those within `radius`, or `None`.
+    ///
+    /// `scratch` holds the candidates (reuse it across calls to avoid allocating).
+    ///
+    /// # Errors
+    /// As [`Self::candidates`].
+    ///
+    /// # Performance
+    /// [`Self::candidates`], then one point–triangle projection per candidate and the posing of
+    /// their vertices not yet posed this frame.
+    pub fn closest(
+        &mut self,
+        avatar: &AvatarBoxes,
+        point: Vec3,
+        radius: f32,
+        scratch: &mut Vec<u32>,
+    ) -> Result<Option<SkinContact>> {
+        self.candidates(avatar, point, radius, scratch)?;
+        let mut best: Option<SkinContact> = None;
+        for &t in scratch.iter() {
+            let [a, b, c] = self.posed_corners(avatar, t);
+            let projection = Triangle::new(a, b, c).project_local_point(point, true);
+            let distance = (projection.point - point).length();
+            if distance <= radius && best.is_none_or(|b| distance < b.distance) {
+                best = Some(SkinContact {
+                    triangle: t,
+                    point: projection.point,
+                    distance,
+                    normal: (b - a).cross(c - a).normalize_or_zero(),
+                });
+            }
+        }
+        Ok(best)
+    }
+
+    /// [`Self::closest`] for every point of `points`: appends `(point index, contact)` to `out`
+    /// (cleared first) for each point within `radius` of the skin.
+    ///
+    /// # Errors
+    /// As [`Self::candidates`], naming the first bad point (`out` then holds the contacts of the
+    /// points before it).
+    ///
+    /// # Performance
+    /// [`Self::closest`] per point.
+    pub fn contacts(
+        &mut self,
+        avatar: &AvatarBoxes,
+        points: &[Vec3],
+        radius: f32,
+        scratch: &mut Vec<u32>,
+        out: &mut Vec<(u32, SkinContact)>,
+    ) -> Result<()> {
+        out.clear();
+        for (i, &p) in points.iter().enumerate() {
+            if !p.is_finite() {
+                return Err(DeformError::NonFinitePosition {
+                    what: "query point",
+                    index: i,
+                });
+            }
+            if let Some(contact) = self.closest(avatar, p, radius, scratch)? {
+                out.push((i as u32, contact));
+            }
+        }
+        Ok(())
+    }
+
+    /// How many posed skin vertices lie outside the seed's boxes (Pelechano 2002 §3.2.3): each
+    /// bone's rest PCA box carried rigidly by its skin matrix, its half extents enlarged by the
+    /// relative `tolerance` (0.1 = 10 %), instead of re-bounded every frame. A vertex counts once
+    /// per box of its triangles that misses it. Diagnostic: the conservative boxes never miss.
+    ///
+    /// # Errors
+    /// [`DeformError::InvalidParameter`] for a negative or non-finite `tolerance`;
+    /// [`DeformError::NotAvailable`] before the first [`Self::begin_frame`].
+    ///
+    /// # Performance
+    /// O(T) over the slabs' triangles, posing every vertex not yet posed this frame.
+    pub fn seed_tolerance_misses(&mut self, avatar: &AvatarBoxes, tolerance: f32) -> Result<usize> {
+        if !(tolerance.is_finite() && tolerance >= 0.0) {
+            return Err(DeformError::InvalidParameter {
+                name: "tolerance",
+                value: tolerance,
+                reason: "must be finite and non-negative",
+            });
+        }
+        self.check_frame(avatar)?;
+        let mut misses = 0;
+        for b in 0..avatar.boxes.len() {
+            let bone_box = &avatar.boxes[b];
+            let rigid = bone_box.rest_to_box.compose(
+                &invert(&self.governors[bone_box.bone as usize]).unwrap_or(Affine::IDENTITY),
+            );
+            let half = bone_box.rest_obb.half_extents * (1.0 + tolerance);
+            self.next_serial();
+            let (s0, s1) = bone_box.slabs;
+            let (t0, t1) = (
+                avatar.slabs[s0 as usize].triangles.0,
+                avatar.slabs[s1 as usize - 1].triangles.1,
+            );
+            for i in t0..t1 {
+                let t = avatar.slab_triangles[i as usize];
+                for v in avatar.mesh.triangles()[t as usize] {
+                    // Stamp vertices through the triangle stamps' serial: each vertex once per box.
+                    if self.vertex_seen(v) {
+                        continue;
+                    }
+                    let p = self.posed_vertex(avatar, v);
+                    let local = rigid.transform_point(p);
+                    if local.abs().cmpgt(half).any() {
+                        misses += 1;
+                    }
+                }
+            }
+        }
+        Ok(misses)
+    }
+
+    /// Bounds box `index` and its slabs in the box's frame, once per frame.
+    fn bound_box(&mut self, avatar: &AvatarBoxes, index: usize) {
+        if self.box_stamp[index] == self.epoch {
+            return;
+        }
+        self.box_stamp[index] = self.epoch;
+        self.stats.boxes_bounded += 1;
+        let bone_box = &avatar.boxes[index];
+        let frame = self.box_frames[index];
+        for &k in bone_box.governors.iter() {
+            self.local[k as usize] = frame.compose(&self.governors[k as usize]);
+        }
+        self.box_aabb[index] = bone_box.bounds.aabb(&self.local, &mut self.workspace);
+        let (s0, s1) = bone_box.slabs;
+        for s in s0..s1 {
+            self.slab_aabb[s as usize] = avatar.slabs[s as usize]
+                .bounds
+                .aabb(&self.local, &mut self.workspace);
+        }
+    }
+
+    fn posed_vertex(&mut self, avatar: &AvatarBoxes, v: u32) -> Vec3 {
+        let v = v as usize;
+        if self.vertex_stamp[v] != self.epoch {
+            self.vertex_stamp[v] = self.epoch;
+            self.vertices[v] = deform_vertex(&avatar.rest, &avatar.weights, &self.governors, v);
+            self.stats.vertices_posed += 1;
+        }
+        self.vertices[v]
+    }
+
+    fn posed_corners(&mut self, avatar: &AvatarBoxes, t: u32) -> [Vec3; 3] {
+        avatar.mesh.triangles()[t as usize].map(|v| self.posed_vertex(avatar, v))
+    }
+
+    /// Marks vertex `v` as seen under the current serial; true if it already was.
+    fn vertex_seen(&mut self, v: u32) -> bool {
+        // Reuses the triangle stamps' serial on a per-vertex array of its own.
+        if self.seen.len() != self.vertices.len() {
+            self.seen = vec![0; self.vertices.len()];
+        }
+        let seen = self.seen[v as usize] == self.serial;
+        self.seen[v as usize] = self.serial;
+        seen
+    }
+
+    fn next_serial(&mut self) {
+        if self.serial == u32::MAX {
+            self.triangle_stamp.fill(0);
+            self.seen.fill(0);
+            self.serial = 0;
+        }
+        self.serial += 1;
+    }
+
+    fn check_frame(&self, avatar: &AvatarBoxes) -> Result<()> {
+        if self.epoch == 0 || self.box_frames.len() != avatar.boxes.len() {
+            return Err(DeformError::NotAvailable {
+                what: "avatar query",
+                reason: "begin_frame was not called with this avatar",
+            });
+        }
+        Ok(())
+    }
+
+    fn check_query(&self, avatar: &AvatarBoxes, point: Vec3, radius: f32) -> Result<()> {
+        self.check_frame(avatar)?;
+        if !point.is_finite() {
+            return Err(DeformError::NonFinitePosition {
+                what: "query point",
+                index: 0,
+            });
+        }
+        if !(radius.is_finite() && radius >= 0.0) {
+            return Err(DeformError::InvalidParameter {
+                name: "radius",
+                value: radius,
+                reason: "must be finite and non-negative",
+            });
+        }
+        Ok(())
+    }
+}
+
+/// `g⁻¹`, or `None` when `g`'s linear part is singular or its inverse not finite.
+fn invert(g: &Affine) -> Option<Affine> {
+    let det = g.linear.determinant();
+    let scale = g
+        .linear
+        .to_cols_array()
+        .iter()
+        .fold(0f32, |m, x| m.max(x.abs()));
+    if det.is_nan() || det.abs() <= 1e-6 * scale * scale * scale {
+        return None;
+    }
+    let inverse = g.linear.inverse();
+    let result = Affine::new(inverse, -(inverse * g.translation));
+    result.is_finite().then_some(result)
+}
+
+fn empty_aabb() -> Aabb {
+    Aabb::new(Vec3::splat(f32::MAX), Vec3::splat(f32::MIN))
+}
+
+/// True when `p` lies in `aabb` enlarged by `reach` on every side.
+#[inline]
+fn inside(aabb: &Aabb, p: Vec3, reach: f32) -> bool {
+    (aabb.mins - Vec3::splat(reach)).cmple(p).all() && p.cmple(aabb.maxs + Vec3::splat(reach)).all()
+}
