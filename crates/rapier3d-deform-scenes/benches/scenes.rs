@@ -5,6 +5,8 @@
 //! `--list` lists the scenes; `all` runs every scene. Flags the runner does not know (cargo passes
 //! `--bench`) are ignored with a note on stderr.
 
+#[path = "scenes/avatar_contacts.rs"]
+mod avatar_contacts;
 #[path = "scenes/bounds.rs"]
 mod bounds;
 #[path = "scenes/crash.rs"]
@@ -96,6 +98,13 @@ const SCENES: &[Scene] = &[
                       plasticity vs the same spheres as static compounds, CCD off and on; ms per \
                       step per body, overhead, cars per 60 Hz step on one core",
         run: crash_many::run,
+    },
+    Scene {
+        name: "avatar_contacts",
+        description: "2,000 garment points on the walking Fox (Loop x1-x3, 2.3k-37k triangles): \
+                      per-bone boxes (Pelechano, conservative) vs deforming TriMesh vs BN-Tree \
+                      mesh shape vs brute force, closest skin triangle within the thickness",
+        run: avatar_contacts::run,
     },
 ];
 

@@ -235,6 +235,19 @@ fn point_projections_equal_trimesh_projections() {
         assert_eq!(a.is_inside, b.is_inside);
         let (fa, _) = shape.project_local_point_and_get_feature(p);
         assert!(((fa.point - p).length() - db).abs() <= 1e-5 * db.max(1e-3));
+        // The max-distance projection prunes subtrees beyond the distance: same answer as the
+        // full projection filtered by it (solid = false: the surface, inside or not).
+        let surface = trimesh.project_local_point(p, false);
+        let ds = (surface.point - p).length();
+        for max_dist in [0.05, 0.2, 1.0] {
+            let m = shape.project_local_point_with_max_dist(p, false, max_dist);
+            if ds < max_dist * (1.0 - 1e-5) {
+                let m = m.unwrap_or_else(|| panic!("{p}: surface at {ds} < {max_dist}, none"));
+                assert!(((m.point - p).length() - ds).abs() <= 1e-5 * ds.max(1e-3));
+            } else if ds > max_dist * (1.0 + 1e-5) {
+                assert!(m.is_none(), "{p}: surface at {ds} > {max_dist}");
+            }
+        }
     }
 }
 

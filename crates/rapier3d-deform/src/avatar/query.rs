@@ -54,8 +54,9 @@ pub struct AvatarQuery {
     governors: Vec<Affine>,
     /// Per box: world → box coordinates this frame, `M_b = F_b⁻¹ G_b⁻¹`.
     box_frames: Vec<Affine>,
-    /// Per box: Frobenius norm of `M_b`'s linear part (≥ its largest stretch).
-    box_stretch: Vec<f32>,
+    /// Per box: the lengths of the rows of `M_b`'s linear part: a world offset of length `r`
+    /// moves box coordinate `i` by at most `r · |row_i|`.
+    box_stretch: Vec<Vec3>,
     box_stamp: Vec<u32>,
     box_aabb: Vec<Aabb>,
     slab_aabb: Vec<Aabb>,
@@ -117,15 +118,12 @@ impl AvatarQuery {
                 Some(inverse) => b.rest_to_box.compose(&inverse),
                 None => b.rest_to_box,
             };
-            self.box_stretch.push(
-                frame
-                    .linear
-                    .to_cols_array()
-                    .iter()
-                    .map(|x| x * x)
-                    .sum::<f32>()
-                    .sqrt(),
-            );
+            let rows = frame.linear.transpose();
+            self.box_stretch.push(Vec3::new(
+                rows.x_axis.length(),
+                rows.y_axis.length(),
+                rows.z_axis.length(),
+            ));
             self.box_frames.push(frame);
         }
         // |posed vertex| ≤ max_k (‖A_k‖ |p0| + |t_k|); its f32 evaluation rounds by at most
@@ -184,10 +182,11 @@ impl AvatarQuery {
             let stretch = self.box_stretch[index];
             // The map of the point into the box frame rounds too: a few ulps of its terms.
             let reach = stretch * r
-                + 8.0
-                    * f32::EPSILON
-                    * (stretch * point.abs().max_element() * 3.0
-                        + frame.translation.abs().max_element());
+                + Vec3::splat(
+                    8.0 * f32::EPSILON
+                        * (stretch.max_element() * point.abs().max_element() * 3.0
+                            + frame.translation.abs().max_element()),
+                );
             self.bound_box(avatar, index);
             if !inside(&self.box_aabb[index], local, reach) {
                 continue;
@@ -232,11 +231,20 @@ impl AvatarQuery {
     ) -> Result<Option<SkinContact>> {
         self.candidates(avatar, point, radius, scratch)?;
         let mut best: Option<SkinContact> = None;
+        let mut reach = radius;
         for &t in scratch.iter() {
             let [a, b, c] = self.posed_corners(avatar, t);
+            // The triangle's box first: most candidates of a cell are farther than the reach.
+            let gap = (a.min(b).min(c) - point)
+                .max(point - a.max(b).max(c))
+                .max(Vec3::ZERO);
+            if gap.length_squared() > reach * reach {
+                continue;
+            }
             let projection = Triangle::new(a, b, c).project_local_point(point, true);
             let distance = (projection.point - point).length();
             if distance <= radius && best.is_none_or(|b| distance < b.distance) {
+                reach = distance;
                 best = Some(SkinContact {
                     triangle: t,
                     point: projection.point,
@@ -435,8 +443,8 @@ fn empty_aabb() -> Aabb {
     Aabb::new(Vec3::splat(f32::MAX), Vec3::splat(f32::MIN))
 }
 
-/// True when `p` lies in `aabb` enlarged by `reach` on every side.
+/// True when `p` lies in `aabb` enlarged by `reach` (per axis) on every side.
 #[inline]
-fn inside(aabb: &Aabb, p: Vec3, reach: f32) -> bool {
-    (aabb.mins - Vec3::splat(reach)).cmple(p).all() && p.cmple(aabb.maxs + Vec3::splat(reach)).all()
+fn inside(aabb: &Aabb, p: Vec3, reach: Vec3) -> bool {
+    (aabb.mins - reach).cmple(p).all() && p.cmple(aabb.maxs + reach).all()
 }

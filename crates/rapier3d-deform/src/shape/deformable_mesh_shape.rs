@@ -709,6 +709,24 @@ impl PointQuery for DeformableMeshShape {
         .unwrap_or(PointProjection::new(false, point))
     }
 
+    /// The nearest point within `max_dist` only: subtrees whose box is farther are never
+    /// refit nor visited (parry's default projects onto the whole mesh first).
+    fn project_local_point_with_max_dist(
+        &self,
+        point: Vec3,
+        solid: bool,
+        max_dist: Real,
+    ) -> Option<PointProjection> {
+        self.find_best(
+            max_dist,
+            |aabb, _| Some(aabb.distance_to_local_point(point, true)),
+            |t, tri, _| {
+                let proj = tri.project_local_point(point, solid);
+                Some(((proj.point - point).length(), proj.with_subshape(t)))
+            },
+        )
+    }
+
     fn project_local_point_and_get_feature(&self, point: Vec3) -> (PointProjection, FeatureId) {
         self.find_best(
             Real::MAX,
