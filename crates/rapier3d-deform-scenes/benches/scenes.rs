@@ -21,6 +21,8 @@ mod proxy_fit;
 mod runner;
 #[path = "scenes/self_collision.rs"]
 mod self_collision;
+#[path = "scenes/self_fox_game.rs"]
+mod self_fox_game;
 #[path = "scenes/skinned_rain.rs"]
 mod skinned_rain;
 
@@ -52,6 +54,12 @@ const SCENES: &[Scene] = &[
         description: "the same on the Khronos Fox rig Loop-subdivided to 147k triangles, Walk and \
                       Run clips",
         run: self_collision::run_fox,
+    },
+    Scene {
+        name: "self_fox_game",
+        description: "the Fox as shipped (576 triangles) and Loop-subdivided to 2.3k and 9.2k: \
+                      BN-Tree presets and HSC against brute force, per frame",
+        run: self_fox_game::run,
     },
     Scene {
         name: "self_cloth",

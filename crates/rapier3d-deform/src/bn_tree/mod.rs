@@ -21,10 +21,12 @@ mod build;
 mod contour;
 mod front;
 mod refit;
+mod sweep;
 mod traverse;
 mod weights;
 
 pub use build::{BnNode, BnTree, BnTreeOptions};
+pub use sweep::SWEEP_BELOW_TRIANGLES;
 pub use weights::VertexLeaves;
 
 use crate::bounds::{BoundsWorkspace, NormalCone};
@@ -135,6 +137,10 @@ pub struct SelfCollisionQuery {
     all_vertices_deformed: bool,
     /// This frame's governors laid out for 4-lane deformation.
     wide_governors: Vec<WideAffine>,
+    /// Triangle boxes of the sweep route ([`SelfCollisionQuery::run_sweep`]).
+    sweep_boxes: Vec<(Vec3, Vec3)>,
+    /// Triangles in sweep order.
+    sweep_order: Vec<u32>,
 }
 
 impl SelfCollisionQuery {
@@ -165,6 +171,8 @@ impl SelfCollisionQuery {
             eager_streak: 0,
             all_vertices_deformed: false,
             wide_governors: Vec::new(),
+            sweep_boxes: Vec::new(),
+            sweep_order: Vec::new(),
         }
     }
 
@@ -209,6 +217,8 @@ impl SelfCollisionQuery {
             + (self.cone_from_children.capacity() + self.aabb_from_children.capacity())
                 * size_of::<bool>()
             + self.stack.capacity() * core::mem::size_of::<Task>()
+            + self.sweep_boxes.capacity() * size_of::<(Vec3, Vec3)>()
+            + self.sweep_order.capacity() * size_of::<u32>()
             + self.contour.heap_bytes()
             + self.points.capacity() * 12
     }

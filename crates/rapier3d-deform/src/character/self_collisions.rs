@@ -2,7 +2,9 @@
 
 use rapier3d::geometry::{ColliderHandle, ColliderSet};
 
-use crate::bn_tree::{CullingMode, RefitPolicy, SelfCollisionQuery, SelfCollisionStats};
+use crate::bn_tree::{
+    CullingMode, RefitPolicy, SWEEP_BELOW_TRIANGLES, SelfCollisionQuery, SelfCollisionStats,
+};
 use crate::error::{DeformError, Result};
 use crate::shape::DeformableMeshShape;
 
@@ -30,9 +32,14 @@ struct Entry {
 /// for [t1, t2] in self_collisions.pairs(cat)? { … }
 /// ```
 ///
+/// Meshes below [`SWEEP_BELOW_TRIANGLES`] triangles (game-size characters) are checked by
+/// [`SelfCollisionQuery::run_sweep`] instead, which finds every pair (in either culling mode)
+/// faster than the traversal at that size.
+///
 /// # Performance
 /// [`Self::update`] costs one BN-Tree self-collision query per registered mesh (proportional to
-/// the nodes it reaches, see [`SelfCollisionQuery::run`]); memory O(nodes + vertices) per mesh.
+/// the nodes it reaches, see [`SelfCollisionQuery::run`]), or one sweep for a small mesh (O(n +
+/// T log T)); memory O(nodes + vertices) per mesh.
 #[derive(Clone, Debug)]
 pub struct DeformableMeshSelfCollisions {
     mode: CullingMode,
@@ -109,13 +116,20 @@ impl DeformableMeshSelfCollisions {
     pub fn update(&mut self, colliders: &ColliderSet) -> Result<()> {
         for entry in &mut self.entries {
             let shape = mesh_shape(colliders, entry.collider)?;
-            entry.stats = entry.query.run(
-                shape.tree(),
-                shape.governors(),
-                RefitPolicy::OnDemand,
-                self.mode,
-                &mut entry.pairs,
-            )?;
+            entry.stats = if shape.tree().mesh().triangle_count() < SWEEP_BELOW_TRIANGLES {
+                // A game-size mesh: every pair, by sort-and-sweep, faster than the traversal.
+                entry
+                    .query
+                    .run_sweep(shape.tree(), shape.governors(), &mut entry.pairs)?
+            } else {
+                entry.query.run(
+                    shape.tree(),
+                    shape.governors(),
+                    RefitPolicy::OnDemand,
+                    self.mode,
+                    &mut entry.pairs,
+                )?
+            };
         }
         Ok(())
     }
