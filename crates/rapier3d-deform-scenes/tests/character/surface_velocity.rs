@@ -101,6 +101,8 @@ struct Swing {
     normal_speeds: Vec<Option<(f32, f32)>>,
     /// Balls that ended behind the bar.
     passed_through: usize,
+    /// Whether the bar was the first collider of its contact pairs.
+    bar_first: bool,
 }
 
 impl Swing {
@@ -116,8 +118,10 @@ impl Swing {
 
 /// A 2 m bar (half-width 0.1) swings about the y axis at `omega` rad/s by turning its governor
 /// 1 (governor 0, at the root, stays), from angle 0 to 1 rad, then stops. Five balls (radius
-/// 0.1, frictionless, no gravity) rest at 0.75 rad, 0.6 to 1.8 m from the pivot.
-fn swing(omega: f32, hooked: bool) -> Swing {
+/// 0.1, frictionless, no gravity) rest at 0.75 rad, 0.6 to 1.8 m from the pivot. The bar is
+/// inserted before the balls or, with `balls_first`, after them (the order of the colliders in
+/// their contact pairs follows).
+fn swing(omega: f32, hooked: bool, balls_first: bool) -> Swing {
     let mut world = world(Vector::ZERO);
     let (length, half, stop, theta) = (2.0f32, 0.1f32, 1.0f32, 0.75f32);
     let pose = |phi: f32| {
@@ -126,7 +130,15 @@ fn swing(omega: f32, hooked: bool) -> Swing {
             Affine::new(Mat3::from_rotation_y(phi), Vec3::ZERO),
         ]
     };
-    let limb = insert_mesh(&mut world, bar(length, half, 0.3), &pose(0.0), 0.0);
+    let mut limb = None;
+    if !balls_first {
+        limb = Some(insert_mesh(
+            &mut world,
+            bar(length, half, 0.3),
+            &pose(0.0),
+            0.0,
+        ));
+    }
     let balls: Vec<(RigidBodyHandle, ColliderHandle)> = [0.6f32, 0.9, 1.2, 1.5, 1.8]
         .iter()
         .map(|&r| {
@@ -140,6 +152,9 @@ fn swing(omega: f32, hooked: bool) -> Swing {
             )
         })
         .collect();
+    let limb =
+        limb.unwrap_or_else(|| insert_mesh(&mut world, bar(length, half, 0.3), &pose(0.0), 0.0));
+    let mut bar_first = None;
     let mut hooks = SurfaceVelocityHooks::new();
     if hooked {
         hooks.track(&mut world.colliders, limb).unwrap();
@@ -166,6 +181,9 @@ fn swing(omega: f32, hooked: bool) -> Swing {
                         .any(|m| m.points.iter().any(|q| q.dist < 0.01))
                 });
             if touching {
+                let pair = world.narrow_phase.contact_pair(limb, collider).unwrap();
+                assert_ne!(bar_first, Some(pair.collider1 != limb), "a stable order");
+                bar_first = Some(pair.collider1 == limb);
                 let centre = world.bodies[body].translation();
                 let contact = axis * centre.dot(axis) + normal * half;
                 let surface = (Vec3::Y * omega).cross(contact).dot(normal);
@@ -187,13 +205,16 @@ fn swing(omega: f32, hooked: bool) -> Swing {
     Swing {
         normal_speeds,
         passed_through,
+        bar_first: bar_first.expect("a ball touched the bar"),
     }
 }
 
 #[test]
 fn balls_hit_by_a_governor_swung_bar_leave_with_its_normal_surface_velocity() {
-    for omega in [1.0, 2.0] {
-        let hooked = swing(omega, true);
+    let mut orders = Vec::new();
+    for (omega, balls_first) in [(1.0, false), (2.0, false), (2.0, true)] {
+        let hooked = swing(omega, true, balls_first);
+        orders.push(hooked.bar_first);
         assert_eq!(hooked.passed_through, 0, "ω {omega}");
         for (i, speeds) in hooked.normal_speeds.iter().enumerate() {
             let (ball, surface) = speeds.unwrap_or_else(|| panic!("ω {omega}: ball {i} touched"));
@@ -204,7 +225,7 @@ fn balls_hit_by_a_governor_swung_bar_leave_with_its_normal_surface_velocity() {
         }
         // Without the hooks the balls are only pushed out of the bar: they are left behind
         // (no normal velocity) or passed through.
-        let plain = swing(omega, false);
+        let plain = swing(omega, false, balls_first);
         assert_eq!(
             plain.within_ten_percent(),
             0,
@@ -213,13 +234,18 @@ fn balls_hit_by_a_governor_swung_bar_leave_with_its_normal_surface_velocity() {
         );
         assert!(plain.passed_through > 0, "ω {omega}");
     }
+    assert!(
+        orders.contains(&true) && orders.contains(&false),
+        "the bar should be each side of a pair: {orders:?}"
+    );
 }
 
 /// A 4 m square platform (a 16 × 16 grid at y = 0) turned about the y axis by its single
 /// governor, spun up over 0.5 s to 0.5 rad/s, then kept at that rate for 3.5 s; a 0.2 m box
-/// rests on it 1.2 m from the axis under gravity. Returns the angle the box turned about the
-/// axis and the angle the platform turned.
-fn platform(hooked: bool) -> (f32, f32) {
+/// rests on it 1.2 m from the axis under gravity (inserted after the platform, or before it with
+/// `box_first`). Returns the angle the box turned about the axis, the angle the platform turned
+/// and whether the platform was the first collider of their contact pair.
+fn platform(hooked: bool, box_first: bool) -> (f32, f32, bool) {
     let mut world = world(Vector::new(0.0, -9.81, 0.0));
     let mesh = common::grid_mesh(16, [-2.0, -2.0], [4.0, 4.0]);
     let positions = mesh.positions().to_vec();
@@ -228,11 +254,15 @@ fn platform(hooked: bool) -> (f32, f32) {
     let pose = |phi: f32| [Affine::new(Mat3::from_rotation_y(phi), Vec3::ZERO)];
     // The body is turned too: the surface velocity is computed in the collider's frame and
     // handed to Rapier in world axes.
+    let mut insert_box = |world: &mut PhysicsWorld| {
+        world.insert(
+            RigidBodyBuilder::dynamic().translation(Vector::new(1.2, 0.1, 0.0)),
+            ColliderBuilder::cuboid(0.1, 0.1, 0.1),
+        )
+    };
+    let first = box_first.then(|| insert_box(&mut world));
     let platform = insert_mesh(&mut world, tree, &pose(0.0), 0.7);
-    let (b, _) = world.insert(
-        RigidBodyBuilder::dynamic().translation(Vector::new(1.2, 0.1, 0.0)),
-        ColliderBuilder::cuboid(0.1, 0.1, 0.1),
-    );
+    let (b, c) = first.unwrap_or_else(|| insert_box(&mut world));
     let mut hooks = SurfaceVelocityHooks::new();
     if hooked {
         hooks.track(&mut world.colliders, platform).unwrap();
@@ -262,23 +292,35 @@ fn platform(hooked: bool) -> (f32, f32) {
         previous = angle;
         assert!(x.y > 0.0, "step {k}: the box fell through ({x:?})");
     }
-    (turned, phi)
+    let pair = world
+        .narrow_phase
+        .contact_pair(platform, c)
+        .expect("touching");
+    (turned, phi, pair.collider1 == platform)
 }
 
 #[test]
 fn a_box_on_a_governor_turned_platform_turns_with_it() {
-    let (turned, phi) = platform(true);
-    assert!(phi > 1.8, "the platform turned {phi} rad");
-    let slip = (turned - phi).abs() / phi;
+    let mut orders = Vec::new();
+    for box_first in [false, true] {
+        let (turned, phi, platform_first) = platform(true, box_first);
+        orders.push(platform_first);
+        assert!(phi > 1.8, "the platform turned {phi} rad");
+        let slip = (turned - phi).abs() / phi;
+        assert!(
+            slip < 0.05,
+            "box first {box_first}: the box turned {turned} rad, the platform {phi}"
+        );
+        // Without the hooks friction sees a surface at rest: the box stays where it was.
+        let (turned, phi, _) = platform(false, box_first);
+        assert!(
+            (turned - phi).abs() / phi > 0.5,
+            "box first {box_first}: the box turned {turned} rad, the platform {phi}"
+        );
+    }
     assert!(
-        slip < 0.05,
-        "the box turned {turned} rad, the platform {phi}"
-    );
-    // Without the hooks friction sees a surface at rest: the box stays where it was.
-    let (turned, phi) = platform(false);
-    assert!(
-        (turned - phi).abs() / phi > 0.5,
-        "the box turned {turned} rad, the platform {phi}"
+        orders.contains(&true) && orders.contains(&false),
+        "the platform should be each side of a pair: {orders:?}"
     );
 }
 
