@@ -254,7 +254,7 @@ fn platform(hooked: bool, box_first: bool) -> (f32, f32, bool) {
     let pose = |phi: f32| [Affine::new(Mat3::from_rotation_y(phi), Vec3::ZERO)];
     // The body is turned too: the surface velocity is computed in the collider's frame and
     // handed to Rapier in world axes.
-    let mut insert_box = |world: &mut PhysicsWorld| {
+    let insert_box = |world: &mut PhysicsWorld| {
         world.insert(
             RigidBodyBuilder::dynamic().translation(Vector::new(1.2, 0.1, 0.0)),
             ColliderBuilder::cuboid(0.1, 0.1, 0.1),
