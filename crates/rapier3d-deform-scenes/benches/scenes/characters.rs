@@ -216,6 +216,7 @@ struct Measured {
     pose_us: f64,
     contacts_match: bool,
     passed_through: Option<usize>,
+    passed_through_unhooked: Option<usize>,
     ms_character: f64,
     ms_static: f64,
     ms_unhooked: f64,
@@ -297,7 +298,7 @@ fn measure(path: &Path, sizes: &Sizes) -> Result<Measured, String> {
     ground(&mut s, lo.y);
     let balls = rain(&mut w, lo, hi, sizes.balls_per_side);
     rain(&mut s, lo, hi, sizes.balls_per_side);
-    rain(&mut u, lo, hi, sizes.balls_per_side);
+    let balls_unhooked = rain(&mut u, lo, hi, sizes.balls_per_side);
     let ball_colliders: Vec<ColliderHandle> = balls.iter().map(|b| b.1).collect();
 
     let mut hooks = SurfaceVelocityHooks::new();
@@ -311,6 +312,7 @@ fn measure(path: &Path, sizes: &Sizes) -> Result<Measured, String> {
     let mut touched = vec![false; balls.len()];
     let mut contacts_ok = true;
     let mut inside = vec![false; balls.len()];
+    let mut inside_unhooked = vec![false; balls.len()];
     for k in 1..=sizes.steps {
         let t0 = Instant::now();
         if clips > 0 {
@@ -352,6 +354,11 @@ fn measure(path: &Path, sizes: &Sizes) -> Result<Measured, String> {
                     inside[i] |=
                         inside_closed(co.shape(), co.position(), w.bodies[b].translation());
                 }
+                let co = &u.colliders[cu.collider()];
+                for (i, &(b, _)) in balls_unhooked.iter().enumerate() {
+                    inside_unhooked[i] |=
+                        inside_closed(co.shape(), co.position(), u.bodies[b].translation());
+                }
             }
         }
     }
@@ -366,6 +373,7 @@ fn measure(path: &Path, sizes: &Sizes) -> Result<Measured, String> {
         pose_us: median(&mut pose_us),
         contacts_match: contacts_ok,
         passed_through: is_closed.then(|| inside.iter().filter(|&&x| x).count()),
+        passed_through_unhooked: is_closed.then(|| inside_unhooked.iter().filter(|&&x| x).count()),
         ms_character: mean(&ms_character),
         ms_static: mean(&ms_static),
         ms_unhooked: mean(&ms_unhooked),
@@ -401,6 +409,7 @@ pub fn run(options: &RunOptions) -> SceneReport {
             "pose µs",
             "contacts = TriMesh",
             "inside",
+            "inside without hooks",
             "ms/step",
             "static TriMesh ms/step",
             "ratio",
@@ -452,6 +461,11 @@ pub fn run(options: &RunOptions) -> SceneReport {
             format!("{:.3} ms: posed, no SurfaceVelocityHooks", m.ms_unhooked),
         );
         report.metric(
+            named("balls_passed_through_without_hooks", &m.name),
+            m.passed_through_unhooked.map_or(-1.0, |n| n as f64),
+            "the same, posed without SurfaceVelocityHooks",
+        );
+        report.metric(
             named("balls_touching", &m.name),
             m.touched as f64,
             "balls that touched the character",
@@ -463,6 +477,8 @@ pub fn run(options: &RunOptions) -> SceneReport {
             format!("{:.1}", m.pose_us),
             m.contacts_match.to_string(),
             m.passed_through.map_or("open".into(), |n| n.to_string()),
+            m.passed_through_unhooked
+                .map_or("open".into(), |n| n.to_string()),
             format!("{:.3}", m.ms_character),
             format!("{:.3}", m.ms_static),
             format!("{ratio:.2}"),
