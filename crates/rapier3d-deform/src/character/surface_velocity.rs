@@ -116,6 +116,9 @@ pub struct SurfaceVelocityHooks {
 
 impl SurfaceVelocityHooks {
     /// No tracked collider.
+    ///
+    /// # Performance
+    /// O(1), no allocation.
     pub fn new() -> Self {
         Self::default()
     }
@@ -223,11 +226,17 @@ impl SurfaceVelocityHooks {
     }
 
     /// The `dt` of the last [`Self::update`] (0 before the first).
+    ///
+    /// # Performance
+    /// O(1).
     pub fn dt(&self) -> Real {
         self.dt
     }
 
     /// Whether `collider` is tracked.
+    ///
+    /// # Performance
+    /// O(tracked colliders).
     pub fn is_tracked(&self, collider: ColliderHandle) -> bool {
         self.tracked.iter().any(|t| t.collider == collider)
     }
@@ -265,12 +274,14 @@ impl SurfaceVelocityHooks {
     /// For each contact point of a tracked collider's per-triangle manifolds with a dynamic
     /// body (mesh triangle from the manifold, outward normal `n` of the mesh side, the point on
     /// the mesh at the step start), with `s = v_surface·n` and `b = v_body(point)·n`: when
-    /// `s > b` and the surface reaches the point within the step
+    /// the surface advances (`s > 0`), `s > b` and the surface reaches the point within the step
     /// (`dist − (s − b)·dt ≤ 0`, `dist` the point's separation at the step start), an impulse
     /// along `n` at the point raises `b` to `s` (inverse effective mass
     /// `n·M⁻¹n + (r×n)·I⁻¹(r×n)`). The points are visited once, each with the body velocity the
     /// previous ones left: one projected Gauss–Seidel sweep of the constraints `b ≥ s`, which
-    /// only ever push. Returns the number of impulses applied.
+    /// only ever push. The push is inelastic (the body leaves at the surface's normal velocity,
+    /// not bounced off it by its restitution); a surface at rest or receding is left to Rapier's
+    /// solver. Returns the number of impulses applied.
     ///
     /// # Performance
     /// O(contact points of the tracked colliders · (influences + morph targets)).
@@ -335,7 +346,7 @@ impl SurfaceVelocityHooks {
                             continue;
                         }
                         let b = rb.velocity_at_point(x).dot(n);
-                        if s <= b || point.dist - (s - b) * dt > 0.0 {
+                        if s <= 0.0 || s <= b || point.dist - (s - b) * dt > 0.0 {
                             continue;
                         }
                         let mp = rb.mass_properties();
