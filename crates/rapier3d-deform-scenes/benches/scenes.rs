@@ -9,6 +9,8 @@
 mod avatar_contacts;
 #[path = "scenes/bounds.rs"]
 mod bounds;
+#[path = "scenes/characters.rs"]
+mod characters;
 #[path = "scenes/crash.rs"]
 mod crash;
 #[path = "scenes/crash_many.rs"]
@@ -92,6 +94,13 @@ const SCENES: &[Scene] = &[
                       colliders under a rain of balls and boxes: BN-Tree DeformableMeshShape \
                       (O(m) pose) vs deforming TriMesh (skin + set_vertices every step)",
         run: skinned_rain::run,
+    },
+    Scene {
+        name: "characters",
+        description: "every glTF asset under assets/ as one SkinnedCollider playing its first clip \
+                      under a rain of balls with SurfaceVelocityHooks: load, pose cost, contacts \
+                      vs TriMesh, balls inside, step cost vs a static rest-pose TriMesh",
+        run: characters::run,
     },
     Scene {
         name: "crash_mesh",

@@ -28,7 +28,7 @@
 //! | [`proxy`], [`plasticity`] | sphere-union proxies of example-based bodies (Jones et al. 2017); example-based plastic deformation from contact impulses (Jones et al. 2016) |
 //! | [`shape`] | the parry shapes Rapier colliders use |
 //! | [`query`] | the narrow-phase dispatcher for pairs involving the crate's shapes |
-//! | [`crash`], [`character`] | the per-step routes: plastic bodies (impulses → plasticity → proxies, shapes, mass properties, dent events); skinned mesh colliders (pose, self-collisions) |
+//! | [`crash`], [`character`] | the per-step routes: plastic bodies (impulses → plasticity → proxies, shapes, mass properties, dent events); skinned mesh colliders (pose, self-collisions, surface velocity in contacts) |
 //! | [`validation`] | oracles for tests: brute-force self-collisions and bound checkers |
 //! | [`prelude`] | the types a game uses, in one import |
 #![warn(missing_docs)]

@@ -22,16 +22,30 @@
 //! for [t1, t2] in self_collisions.pairs(cat)? { … }
 //! ```
 //!
+//! A moving surface pushes and carries what it touches with [`SurfaceVelocityHooks`] (the
+//! governors' velocities between two consecutive poses):
+//!
+//! ```text
+//! hooks.track(&mut world.colliders, character.collider())?;     // once
+//! character.play(&mut world.colliders, "Walk", t)?;             // each step
+//! hooks.update(&world.colliders, dt)?;
+//! world.step_with_events(&hooks, &());
+//! hooks.apply_normal_velocities(&mut world);
+//! ```
+//!
 //! | file | step |
 //! |---|---|
 //! | `collider.rs` | [`SkinnedCollider`], [`SkinnedColliderBuilder`]: the collider a game holds |
 //! | `pose.rs` | [`pose_deformable_mesh`], [`pose_deformable_mesh_with_morphs`]: new governors (and morph weights) through Rapier's `SHAPE` flag |
 //! | `self_collisions.rs` | [`DeformableMeshSelfCollisions`]: one BN-Tree query per registered mesh |
+//! | `surface_velocity.rs` | [`SurfaceVelocityHooks`]: the surface's velocity at each contact from two consecutive poses, given to Rapier's solver (tangential part, `PhysicsHooks`) and to the bodies it catches (normal part) |
 
 mod collider;
 mod pose;
 mod self_collisions;
+mod surface_velocity;
 
 pub use collider::{ClipTime, SkinnedCollider, SkinnedColliderBuilder};
 pub use pose::{MeshPoseUpdate, pose_deformable_mesh, pose_deformable_mesh_with_morphs};
 pub use self_collisions::DeformableMeshSelfCollisions;
+pub use surface_velocity::SurfaceVelocityHooks;

@@ -1,0 +1,489 @@
+//! Surface velocity in contacts: a bar swung by its governors (its body never moves) hits a row of resting balls, which leave with the bar's normal surface velocity at their last contact (ω × the contact's distance from the pivot, within 10 %) and never pass through it; a box on a platform turned by its governor turns with it (friction carries it, slip below 5 %). Each scene also runs without `SurfaceVelocityHooks`, where the property fails.
+
+use std::sync::Arc;
+
+use rapier3d_deform::DeformError;
+use rapier3d_deform::bn_tree::BnTree;
+use rapier3d_deform::character::pose_deformable_mesh;
+use rapier3d_deform::governor::{Affine, ConvexWeights};
+use rapier3d_deform::math::{Mat3, Vec3};
+use rapier3d_deform::mesh::TriangleMesh;
+use rapier3d_deform::prelude::*;
+
+use crate::common;
+
+const DT: f32 = 1.0 / 60.0;
+
+/// A bar of square cross-section (half-width `half`) along x from 0 to `length`, weighted to
+/// governor 0 (the root) at x = 0, blending linearly into governor 1 (the swinging part) up to
+/// x = `blend`, then 1.
+fn bar(length: f32, half: f32, blend: f32) -> Arc<BnTree> {
+    // A 4-segment tube is a square whose corners lie on the axes; turn it by 45° so its faces
+    // face ±y and ±z, and move the cap apexes onto the ends.
+    let base = common::tube(length, 24, 4);
+    let n = base.positions().len();
+    let positions: Vec<Vec3> = base
+        .positions()
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let x = match i {
+                _ if i == n - 2 => 0.0,
+                _ if i == n - 1 => length,
+                _ => p.x,
+            };
+            Vec3::new(x, half * (p.y - p.z), half * (p.y + p.z))
+        })
+        .collect();
+    let rows: Vec<Vec<(u32, f32)>> = positions
+        .iter()
+        .map(|p| {
+            let w1 = (p.x / blend).clamp(0.0, 1.0);
+            [(0u32, 1.0 - w1), (1u32, w1)]
+                .into_iter()
+                .filter(|(_, w)| *w > 0.0)
+                .collect()
+        })
+        .collect();
+    let weights = ConvexWeights::from_rows(rows, 2).unwrap();
+    let mesh = TriangleMesh::new(positions.clone(), base.triangles().to_vec()).unwrap();
+    Arc::new(BnTree::build(&mesh, &positions, &weights).unwrap())
+}
+
+/// A world with the crate's narrow phase.
+fn world(gravity: Vector) -> PhysicsWorld {
+    let mut world = PhysicsWorld::new();
+    world.narrow_phase = DeformDispatcher::narrow_phase();
+    world.gravity = gravity;
+    world
+}
+
+/// A `DeformableMeshShape` collider on a kinematic body that never moves, turned by `yaw` about
+/// the y axis.
+fn insert_mesh(
+    world: &mut PhysicsWorld,
+    tree: Arc<BnTree>,
+    governors: &[Affine],
+    yaw: f32,
+) -> ColliderHandle {
+    let shape = DeformableMeshShape::new(tree, governors).unwrap();
+    world
+        .insert(
+            RigidBodyBuilder::kinematic_position_based().rotation(Vector::new(0.0, yaw, 0.0)),
+            ColliderBuilder::new(SharedShape::new(shape)),
+        )
+        .1
+}
+
+/// One step: pose, record the pose pair (when hooked), step, give caught bodies the surface's
+/// normal velocity (when hooked).
+fn step(
+    world: &mut PhysicsWorld,
+    hooks: Option<&mut SurfaceVelocityHooks>,
+    mesh: ColliderHandle,
+    governors: &[Affine],
+) {
+    pose_deformable_mesh(&mut world.colliders, mesh, governors).unwrap();
+    match hooks {
+        Some(hooks) => {
+            hooks.update(&world.colliders, DT).unwrap();
+            world.step_with_events(&*hooks, &());
+            hooks.apply_normal_velocities(world);
+        }
+        None => world.step(),
+    }
+}
+
+/// What happened to the balls of [`swing`].
+struct Swing {
+    /// Per ball: its velocity along the bar's face normal at its last contact while the bar
+    /// moved, and the bar's normal surface velocity there (`None`: never touched).
+    normal_speeds: Vec<Option<(f32, f32)>>,
+    /// Balls that ended behind the bar.
+    passed_through: usize,
+    /// Whether the bar was the first collider of its contact pairs.
+    bar_first: bool,
+}
+
+impl Swing {
+    /// Balls whose normal speed is within 10 % of the surface's.
+    fn within_ten_percent(&self) -> usize {
+        self.normal_speeds
+            .iter()
+            .flatten()
+            .filter(|(ball, surface)| (ball - surface).abs() <= 0.1 * surface.abs())
+            .count()
+    }
+}
+
+/// A 2 m bar (half-width 0.1) swings about the y axis at `omega` rad/s by turning its governor
+/// 1 (governor 0, at the root, stays), from angle 0 to 1 rad, then stops. Five balls (radius
+/// 0.1, frictionless, no gravity) rest at 0.75 rad, 0.6 to 1.8 m from the pivot. The bar is
+/// inserted before the balls or, with `balls_first`, after them (the order of the colliders in
+/// their contact pairs follows).
+fn swing(omega: f32, hooked: bool, balls_first: bool) -> Swing {
+    let mut world = world(Vector::ZERO);
+    let (length, half, stop, theta) = (2.0f32, 0.1f32, 1.0f32, 0.75f32);
+    let pose = |phi: f32| {
+        [
+            Affine::IDENTITY,
+            Affine::new(Mat3::from_rotation_y(phi), Vec3::ZERO),
+        ]
+    };
+    let mut limb = None;
+    if !balls_first {
+        limb = Some(insert_mesh(
+            &mut world,
+            bar(length, half, 0.3),
+            &pose(0.0),
+            0.0,
+        ));
+    }
+    let balls: Vec<(RigidBodyHandle, ColliderHandle)> = [0.6f32, 0.9, 1.2, 1.5, 1.8]
+        .iter()
+        .map(|&r| {
+            world.insert(
+                RigidBodyBuilder::dynamic().translation(Vector::new(
+                    r * theta.cos(),
+                    0.0,
+                    -r * theta.sin(),
+                )),
+                ColliderBuilder::ball(0.1).friction(0.0),
+            )
+        })
+        .collect();
+    let limb =
+        limb.unwrap_or_else(|| insert_mesh(&mut world, bar(length, half, 0.3), &pose(0.0), 0.0));
+    let mut bar_first = None;
+    let mut hooks = SurfaceVelocityHooks::new();
+    if hooked {
+        hooks.track(&mut world.colliders, limb).unwrap();
+    }
+    let mut last = vec![None; balls.len()];
+    let moving = (stop / (omega * DT)).round() as usize;
+    for k in 1..=moving + 40 {
+        let phi = (omega * DT * k as f32).min(stop);
+        step(&mut world, hooked.then_some(&mut hooks), limb, &pose(phi));
+        if k > moving {
+            continue;
+        }
+        // The reference: the swinging part turns rigidly, so its surface moves with ω ŷ × p;
+        // the face the balls meet has the outward normal ŷ × axis.
+        let axis = Vec3::new(phi.cos(), 0.0, -phi.sin());
+        let normal = Vec3::Y.cross(axis);
+        for (i, &(body, collider)) in balls.iter().enumerate() {
+            let touching = world
+                .narrow_phase
+                .contact_pair(limb, collider)
+                .is_some_and(|p| {
+                    p.manifolds()
+                        .iter()
+                        .any(|m| m.points.iter().any(|q| q.dist < 0.01))
+                });
+            if touching {
+                let pair = world.narrow_phase.contact_pair(limb, collider).unwrap();
+                assert_ne!(bar_first, Some(pair.collider1 != limb), "a stable order");
+                bar_first = Some(pair.collider1 == limb);
+                let centre = world.bodies[body].translation();
+                let contact = axis * centre.dot(axis) + normal * half;
+                let surface = (Vec3::Y * omega).cross(contact).dot(normal);
+                last[i] = Some((body, normal, surface));
+            }
+        }
+    }
+    let mut passed_through = 0;
+    for &(body, _) in &balls {
+        let x = world.bodies[body].translation();
+        if (-x.z).atan2(x.x) < stop {
+            passed_through += 1;
+        }
+    }
+    let normal_speeds = last
+        .iter()
+        .map(|l| l.map(|(body, n, s)| (world.bodies[body].linvel().dot(n), s)))
+        .collect();
+    Swing {
+        normal_speeds,
+        passed_through,
+        bar_first: bar_first.expect("a ball touched the bar"),
+    }
+}
+
+#[test]
+fn balls_hit_by_a_governor_swung_bar_leave_with_its_normal_surface_velocity() {
+    let mut orders = Vec::new();
+    for (omega, balls_first) in [(1.0, false), (2.0, false), (2.0, true)] {
+        let hooked = swing(omega, true, balls_first);
+        orders.push(hooked.bar_first);
+        assert_eq!(hooked.passed_through, 0, "ω {omega}");
+        for (i, speeds) in hooked.normal_speeds.iter().enumerate() {
+            let (ball, surface) = speeds.unwrap_or_else(|| panic!("ω {omega}: ball {i} touched"));
+            assert!(
+                surface > 0.5 && (ball - surface).abs() <= 0.1 * surface,
+                "ω {omega}: ball {i} leaves at {ball} m/s, the surface moved at {surface} m/s"
+            );
+        }
+        // Without the hooks the balls are only pushed out of the bar: they are left behind
+        // (no normal velocity) or passed through.
+        let plain = swing(omega, false, balls_first);
+        assert_eq!(
+            plain.within_ten_percent(),
+            0,
+            "ω {omega}: {:?}",
+            plain.normal_speeds
+        );
+        assert!(plain.passed_through > 0, "ω {omega}");
+    }
+    assert!(
+        orders.contains(&true) && orders.contains(&false),
+        "the bar should be each side of a pair: {orders:?}"
+    );
+}
+
+/// A 4 m square platform (a 16 × 16 grid at y = 0) turned about the y axis by its single
+/// governor, spun up over 0.5 s to 0.5 rad/s, then kept at that rate for 3.5 s; a 0.2 m box
+/// rests on it 1.2 m from the axis under gravity (inserted after the platform, or before it with
+/// `box_first`). Returns the angle the box turned about the axis, the angle the platform turned
+/// and whether the platform was the first collider of their contact pair.
+fn platform(hooked: bool, box_first: bool) -> (f32, f32, bool) {
+    let mut world = world(Vector::new(0.0, -9.81, 0.0));
+    let mesh = common::grid_mesh(16, [-2.0, -2.0], [4.0, 4.0]);
+    let positions = mesh.positions().to_vec();
+    let weights = ConvexWeights::from_rows(positions.iter().map(|_| vec![(0u32, 1.0)]), 1).unwrap();
+    let tree = Arc::new(BnTree::build(&mesh, &positions, &weights).unwrap());
+    let pose = |phi: f32| [Affine::new(Mat3::from_rotation_y(phi), Vec3::ZERO)];
+    // The body is turned too: the surface velocity is computed in the collider's frame and
+    // handed to Rapier in world axes.
+    let insert_box = |world: &mut PhysicsWorld| {
+        world.insert(
+            RigidBodyBuilder::dynamic().translation(Vector::new(1.2, 0.1, 0.0)),
+            ColliderBuilder::cuboid(0.1, 0.1, 0.1),
+        )
+    };
+    let first = box_first.then(|| insert_box(&mut world));
+    let platform = insert_mesh(&mut world, tree, &pose(0.0), 0.7);
+    let (b, c) = first.unwrap_or_else(|| insert_box(&mut world));
+    let mut hooks = SurfaceVelocityHooks::new();
+    if hooked {
+        hooks.track(&mut world.colliders, platform).unwrap();
+    }
+    let (rate, ramp) = (0.5f32, 0.5f32);
+    let mut phi = 0.0f32;
+    let mut turned = 0.0f32;
+    let mut previous = 0.0f32;
+    for k in 1..=240 {
+        let t = k as f32 * DT;
+        phi += rate * (t / ramp).min(1.0) * DT;
+        step(
+            &mut world,
+            hooked.then_some(&mut hooks),
+            platform,
+            &pose(phi),
+        );
+        let x = world.bodies[b].translation();
+        let angle = (-x.z).atan2(x.x);
+        let mut d = angle - previous;
+        if d > std::f32::consts::PI {
+            d -= std::f32::consts::TAU;
+        } else if d < -std::f32::consts::PI {
+            d += std::f32::consts::TAU;
+        }
+        turned += d;
+        previous = angle;
+        assert!(x.y > 0.0, "step {k}: the box fell through ({x:?})");
+    }
+    let pair = world
+        .narrow_phase
+        .contact_pair(platform, c)
+        .expect("touching");
+    (turned, phi, pair.collider1 == platform)
+}
+
+#[test]
+fn a_box_on_a_governor_turned_platform_turns_with_it() {
+    let mut orders = Vec::new();
+    for box_first in [false, true] {
+        let (turned, phi, platform_first) = platform(true, box_first);
+        orders.push(platform_first);
+        assert!(phi > 1.8, "the platform turned {phi} rad");
+        let slip = (turned - phi).abs() / phi;
+        assert!(
+            slip < 0.05,
+            "box first {box_first}: the box turned {turned} rad, the platform {phi}"
+        );
+        // Without the hooks friction sees a surface at rest: the box stays where it was.
+        let (turned, phi, _) = platform(false, box_first);
+        assert!(
+            (turned - phi).abs() / phi > 0.5,
+            "box first {box_first}: the box turned {turned} rad, the platform {phi}"
+        );
+    }
+    assert!(
+        orders.contains(&true) && orders.contains(&false),
+        "the platform should be each side of a pair: {orders:?}"
+    );
+}
+
+/// A skinned tube (3 bones, 2 influences) with one morph group of two targets over all its
+/// vertices, as a collider on a fixed body.
+fn morphed_tube(world: &mut PhysicsWorld, r: &mut rand_chacha::ChaCha8Rng) -> ColliderHandle {
+    use rand::Rng;
+    let mesh = common::tube(3.0, 8, 8);
+    let weights = common::tube_weights(&mesh, 3, 3.0, 2);
+    let positions = mesh.positions().to_vec();
+    let tree = Arc::new(BnTree::build(&mesh, &positions, &weights).unwrap());
+    let targets: Vec<Vec<Vec3>> = (0..2)
+        .map(|_| {
+            (0..positions.len())
+                .map(|_| {
+                    Vec3::new(
+                        r.random_range(-0.1..0.1),
+                        r.random_range(-0.1..0.1),
+                        r.random_range(-0.1..0.1),
+                    )
+                })
+                .collect()
+        })
+        .collect();
+    let mut morph = rapier3d_deform::deformation::MorphDeltas::new(positions.len());
+    morph.add_group(0, targets).unwrap();
+    let shape = DeformableMeshShape::new(tree, &[Affine::IDENTITY; 3])
+        .unwrap()
+        .with_morph_targets(morph)
+        .unwrap();
+    world
+        .insert(
+            RigidBodyBuilder::fixed()
+                .translation(Vector::new(0.5, -1.0, 2.0))
+                .rotation(Vector::new(0.3, 0.2, -0.1)),
+            ColliderBuilder::new(SharedShape::new(shape)),
+        )
+        .1
+}
+
+#[test]
+fn surface_velocity_equals_the_finite_difference_of_the_posed_points() {
+    use rand::Rng;
+    use rapier3d_deform::character::pose_deformable_mesh_with_morphs;
+    let mut r = common::rng(14);
+    let mut world = world(Vector::ZERO);
+    let tube = morphed_tube(&mut world, &mut r);
+    let shape = |world: &PhysicsWorld| {
+        world.colliders[tube]
+            .shape()
+            .as_shape::<DeformableMeshShape>()
+            .unwrap()
+            .clone()
+    };
+    let mut hooks = SurfaceVelocityHooks::new();
+    let dt = 0.01;
+    let mut checked = 0;
+    for round in 0..20 {
+        let pose: Vec<Affine> = (0..3)
+            .map(|_| common::random_governor(&mut r, 0.3, 0.5))
+            .collect();
+        let morph = [r.random_range(-1.0..1.0), r.random_range(-1.0..1.0)];
+        pose_deformable_mesh_with_morphs(&mut world.colliders, tube, &pose, &morph).unwrap();
+        if round == 0 {
+            hooks.track(&mut world.colliders, tube).unwrap();
+            continue;
+        }
+        let before = shape(&world).deformed_vertices();
+        let next: Vec<Affine> = pose
+            .iter()
+            .map(|g| {
+                let d = common::random_governor(&mut r, 0.02, 0.02);
+                Affine::new(
+                    g.linear + d.linear - Mat3::IDENTITY,
+                    g.translation + d.translation,
+                )
+            })
+            .collect();
+        let next_morph = [
+            morph[0] + r.random_range(-0.05..0.05),
+            morph[1] + r.random_range(-0.05..0.05),
+        ];
+        // `pose` becomes the earlier pose of the pair, `next` the later one.
+        hooks.update(&world.colliders, dt).unwrap();
+        pose_deformable_mesh_with_morphs(&mut world.colliders, tube, &next, &next_morph).unwrap();
+        hooks.update(&world.colliders, dt).unwrap();
+        let after = shape(&world).deformed_vertices();
+        let triangles = shape(&world).tree().mesh().triangles().to_vec();
+        for _ in 0..50 {
+            let t = r.random_range(0..triangles.len());
+            let (a, b) = (r.random_range(0.0..1.0f32), r.random_range(0.0..1.0f32));
+            let (a, b) = if a + b > 1.0 {
+                (1.0 - a, 1.0 - b)
+            } else {
+                (a, b)
+            };
+            let beta = [1.0 - a - b, a, b];
+            let point = |p: &[Vec3]| -> Vec3 {
+                triangles[t]
+                    .iter()
+                    .zip(beta)
+                    .map(|(&v, w)| p[v as usize] * w)
+                    .sum()
+            };
+            let expected = (point(&after) - point(&before)) / dt;
+            let got = hooks
+                .surface_velocity(&world.colliders, tube, t as u32, point(&after))
+                .expect("a tracked triangle");
+            assert!(
+                (got - expected).length() <= 2e-3 * expected.length() + 2e-2,
+                "round {round} triangle {t}: {got:?} vs {expected:?}"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 19 * 50);
+}
+
+#[test]
+fn surface_velocity_bad_input_is_a_typed_error() {
+    let mut world = world(Vector::ZERO);
+    let mut hooks = SurfaceVelocityHooks::new();
+    let (_, ball) = world.insert(RigidBodyBuilder::fixed(), ColliderBuilder::ball(1.0));
+    assert!(matches!(
+        hooks.track(&mut world.colliders, ball),
+        Err(DeformError::InvalidParameter {
+            name: "collider shape",
+            ..
+        })
+    ));
+    let tube = morphed_tube(&mut world, &mut common::rng(1));
+    hooks.track(&mut world.colliders, tube).unwrap();
+    for dt in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+        assert!(matches!(
+            hooks.update(&world.colliders, dt),
+            Err(DeformError::InvalidParameter { name: "dt", .. })
+        ));
+    }
+    assert!(
+        hooks
+            .surface_velocity(&world.colliders, tube, u32::MAX, Vec3::ZERO)
+            .is_none()
+    );
+    assert!(
+        hooks
+            .surface_velocity(&world.colliders, ball, 0, Vec3::ZERO)
+            .is_none()
+    );
+    world.remove_collider(tube);
+    assert!(matches!(
+        hooks.update(&world.colliders, 0.01),
+        Err(DeformError::UnknownHandle {
+            what: "collider",
+            ..
+        })
+    ));
+    assert!(matches!(
+        hooks.track(&mut world.colliders, tube),
+        Err(DeformError::UnknownHandle {
+            what: "collider",
+            ..
+        })
+    ));
+    assert!(hooks.untrack(tube));
+    hooks.update(&world.colliders, 0.01).unwrap();
+}

@@ -1,0 +1,503 @@
+//! [`SurfaceVelocityHooks`]: the velocity of a posed deformable surface at each of its contacts, from two consecutive poses in O(influences) per contact, handed to Rapier's solver through `PhysicsHooks::modify_solver_contacts`.
+//!
+//! A vertex of a governed mesh is `p = Σ_k w_k (A_k p0 + t_k)` (BN-Tree, Schvartzman et al. 2009, eq. 4). Between two
+//! consecutive poses `t` and `t + dt` the material point at barycentric coordinates `β` of
+//! triangle `(i, j, l)` moves with
+//!
+//! ```text
+//! v = Σ_{v ∈ {i,j,l}} β_v Σ_k w_vk (Ȧ_k q0_v' + ṫ_k + A_k (q0_v' − q0_v) / dt)
+//! Ȧ_k = (A_k(t+dt) − A_k(t)) / dt,   ṫ_k = (t_k(t+dt) − t_k(t)) / dt
+//! ```
+//!
+//! where `q0_v` is the vertex's morphed rest position at `t` (its rest position without morph
+//! targets, where the last term vanishes) and `q0_v'` the one at `t + dt`: the governors'
+//! velocities `(Ȧ_k, ṫ_k)` are computed once per step in O(m), a contact then costs the
+//! influences of three vertices (plus their morph targets), never a difference over the mesh.
+//! The result is the exact finite difference of the material point's two positions.
+//!
+//! # What Rapier 0.36.1 offers, and what is used
+//!
+//! A pair with a collider flagged `ActiveHooks::MODIFY_SOLVER_CONTACTS` reaches
+//! `PhysicsHooks::modify_solver_contacts` after every full narrow-phase update (such pairs are
+//! never recycled). The hook sees the manifold (its `subshape1`/`subshape2` name the mesh
+//! triangle: the [`crate::query::DeformDispatcher`] keys manifolds by triangle) and, per solver
+//! contact, the world-space points `anchor1`/`anchor2` on each surface, the separation `dist`
+//! and `tangent_velocity`; the manifold's `normal` (from collider 1 towards collider 2),
+//! `friction` and `restitution` are writable too. How the solver reads them:
+//!
+//! | field | how Rapier's contact solver uses it |
+//! |---|---|
+//! | `tangent_velocity` | velocity target of the friction rows, `tangent_velocity·t_j` in both the biased and the unbiased pass: body 2's surface is driven to slide at that velocity relative to body 1's (within the friction cone). Its *full* vector also moves body 1's contact point by `tangent_velocity · τ` in the separation the solver re-derives at substep time `τ`. |
+//! | `dist` | the separation at the step start; the hook's change is baked into the anchors. The normal row's target is `max(dist_τ, 0)/dt` (a speculative allowance, never a demanded separation speed) plus, in the biased pass only, a penetration bias `clamp(dist_τ · erp/dt, −max_corrective_velocity, 0)`. |
+//! | `restitution` | per manifold; its end-of-step bounce is `restitution ×` the bodies' approach speed at the step start: the surface's deformation velocity is not part of it. |
+//!
+//! So Rapier has **no velocity target along the normal**: a separation speed can only come from
+//! the penetration bias, which the unbiased (relax) pass of every substep removes again (a body
+//! hit by a moving surface is pushed out of it but keeps no velocity; a thin fast surface
+//! overtakes it). The module therefore splits the surface velocity:
+//!
+//! * **In the solver** (the hooks): `tangent_velocity = v₁ − v₂`, the full relative deformation
+//!   velocity of the two surfaces at the solver contact (this module's `v`, rotated to world;
+//!   zero for a side that is not tracked). Its tangential part is the friction target: a body on
+//!   a moving surface is carried, within the friction cone. Its normal part only advances the
+//!   surface in the solver's substep separation. `dist`, `normal`, `friction` and `restitution`
+//!   are left as Rapier computed them.
+//! * **After the step** ([`SurfaceVelocityHooks::apply_normal_velocities`]): the normal part, as
+//!   a velocity projection with Rapier's public body API. Every dynamic body that the surface
+//!   catches during the step (its deepest contact points) gets at least the surface's normal
+//!   velocity there, by one impulse along the surface's face normal per point. It only pushes
+//!   (never pulls) and runs once per step; a body pushed into a third body meets it through the
+//!   next step's contacts.
+//!
+//! The triangle of a solver contact is the manifold's `subshape1`/`subshape2` on the mesh side.
+//! Rapier's contact clustering (`IntegrationParameters::contact_clustering`) merges manifolds
+//! whose normals agree within ~5° into one whose subshape is the first merged triangle; the other
+//! points of such a cluster get that triangle's velocity field extrapolated (exact where the
+//! merged triangles have the same governor weights, e.g. one rigid part).
+//! [`SurfaceVelocityHooks::apply_normal_velocities`] reads the per-triangle manifolds, which
+//! clustering leaves untouched.
+//!
+//! Usage, each step (`dt = world.integration_parameters.dt`):
+//!
+//! ```text
+//! character.play(&mut world.colliders, "Walk", t)?;              // pose at t + dt
+//! hooks.update(&world.colliders, dt)?;                           // governor velocities, O(m)
+//! world.step_with_events(&hooks, &());                           // tangential part
+//! hooks.apply_normal_velocities(&mut world);                     // normal part
+//! ```
+//!
+//! The velocity is the time derivative of the reduced deformation of BN-Tree eq. (4)
+//! (Schvartzman et al. 2009, governors `(A_k, t_k)`), taken as the finite difference of two
+//! poses: O(m) per step plus O(influences) per contact, as the paper's bounds are.
+
+use rapier3d::geometry::{ColliderHandle, ColliderSet};
+use rapier3d::math::Real;
+use rapier3d::pipeline::{ActiveHooks, ContactModificationContext, PhysicsHooks, PhysicsWorld};
+
+use crate::error::{DeformError, Result};
+use crate::governor::Affine;
+use crate::math::{Mat3, Vec3};
+use crate::shape::DeformableMeshShape;
+
+/// The two poses of one tracked collider: its governors and morph weights at the previous
+/// [`SurfaceVelocityHooks::update`] and their rates of change.
+#[derive(Clone, Debug)]
+struct Tracked {
+    collider: ColliderHandle,
+    /// Governors at the previous update (`A_k(t)`, `t_k(t)`).
+    before: Vec<Affine>,
+    /// Governors at the last update (`t + dt`).
+    after: Vec<Affine>,
+    /// `(after − before) / dt` per governor.
+    rate: Vec<Affine>,
+    /// Morph weights at the last update.
+    morph_after: Vec<f32>,
+    /// `(morph weights(t + dt) − morph weights(t)) / dt`.
+    morph_rate: Vec<f32>,
+}
+
+/// Surface velocities of posed deformable colliders, as Rapier physics hooks: pass it to
+/// `world.step_with_events(&hooks, &())`.
+///
+/// [`Self::track`] registers a collider (a [`DeformableMeshShape`], e.g. a
+/// [`crate::character::SkinnedCollider`]'s) and sets its `MODIFY_SOLVER_CONTACTS` hook flag;
+/// [`Self::update`] after each pose records the new pose and the governors' velocities;
+/// [`Self::surface_velocity`] evaluates the velocity of a surface point; the
+/// `PhysicsHooks` implementation writes it into the solver contacts (module docs).
+///
+/// # Performance
+/// [`Self::update`]: O(m + morph targets) per tracked collider. Per solver contact: a linear
+/// search over the tracked colliders plus O(3 · (influences + morph targets)).
+#[derive(Clone, Debug, Default)]
+pub struct SurfaceVelocityHooks {
+    tracked: Vec<Tracked>,
+    dt: Real,
+}
+
+impl SurfaceVelocityHooks {
+    /// No tracked collider.
+    ///
+    /// # Performance
+    /// O(1), no allocation.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Tracks the deformable collider `collider`: its current pose is the first of the pair of
+    /// poses, its surface velocity zero until the next [`Self::update`]. Adds
+    /// `ActiveHooks::MODIFY_SOLVER_CONTACTS` to the collider's hook flags (which also keeps its
+    /// contact pairs out of Rapier's contact recycling). Tracking a tracked collider restarts it.
+    ///
+    /// # Errors
+    /// [`DeformError::UnknownHandle`] for a collider not in `colliders`;
+    /// [`DeformError::InvalidParameter`] when its shape is not a [`DeformableMeshShape`].
+    ///
+    /// # Performance
+    /// O(m + morph targets).
+    pub fn track(&mut self, colliders: &mut ColliderSet, collider: ColliderHandle) -> Result<()> {
+        let shape = mesh_shape(colliders, collider)?;
+        let entry = Tracked {
+            collider,
+            before: shape.governors().to_vec(),
+            after: shape.governors().to_vec(),
+            rate: vec![ZERO_AFFINE; shape.governors().len()],
+            morph_after: shape.morph_weights().to_vec(),
+            morph_rate: vec![0.0; shape.morph_weights().len()],
+        };
+        self.tracked.retain(|t| t.collider != collider);
+        self.tracked.push(entry);
+        if let Some(co) = colliders.get_mut(collider) {
+            co.set_active_hooks(co.active_hooks() | ActiveHooks::MODIFY_SOLVER_CONTACTS);
+        }
+        Ok(())
+    }
+
+    /// Stops tracking `collider` (its hook flag is left as it is). Returns whether it was
+    /// tracked.
+    ///
+    /// # Performance
+    /// O(tracked colliders).
+    pub fn untrack(&mut self, collider: ColliderHandle) -> bool {
+        let before = self.tracked.len();
+        self.tracked.retain(|t| t.collider != collider);
+        self.tracked.len() != before
+    }
+
+    /// Records the current pose of every tracked collider as the pose at `t + dt`, the pose of
+    /// the previous call (or of [`Self::track`]) as the pose at `t`, and the governors' and morph
+    /// weights' rates of change. Call it once per step, after posing, before the step.
+    ///
+    /// # Errors
+    /// [`DeformError::InvalidParameter`] for `dt` not finite and positive;
+    /// [`DeformError::UnknownHandle`] for a tracked collider no longer in `colliders`;
+    /// [`DeformError::LengthMismatch`] when a shape's governor or morph-weight count changed
+    /// (track it again). Nothing changes on error.
+    ///
+    /// # Performance
+    /// O(m + morph targets) per tracked collider; no allocation.
+    pub fn update(&mut self, colliders: &ColliderSet, dt: Real) -> Result<()> {
+        if !(dt.is_finite() && dt > 0.0) {
+            return Err(DeformError::InvalidParameter {
+                name: "dt",
+                value: dt,
+                reason: "must be finite and positive",
+            });
+        }
+        for t in &self.tracked {
+            let shape = mesh_shape(colliders, t.collider)?;
+            if shape.governors().len() != t.after.len() {
+                return Err(DeformError::LengthMismatch {
+                    what: "tracked collider governors",
+                    expected: t.after.len(),
+                    actual: shape.governors().len(),
+                });
+            }
+            if shape.morph_weights().len() != t.morph_after.len() {
+                return Err(DeformError::LengthMismatch {
+                    what: "tracked collider morph weights",
+                    expected: t.morph_after.len(),
+                    actual: shape.morph_weights().len(),
+                });
+            }
+        }
+        let inv = 1.0 / dt;
+        for t in &mut self.tracked {
+            let shape = mesh_shape(colliders, t.collider)?;
+            std::mem::swap(&mut t.before, &mut t.after);
+            t.after.copy_from_slice(shape.governors());
+            for ((r, a), b) in t.rate.iter_mut().zip(&t.after).zip(&t.before) {
+                *r = Affine::new(
+                    (a.linear - b.linear) * inv,
+                    (a.translation - b.translation) * inv,
+                );
+            }
+            for ((r, a), b) in t
+                .morph_rate
+                .iter_mut()
+                .zip(shape.morph_weights())
+                .zip(&t.morph_after)
+            {
+                *r = (a - b) * inv;
+            }
+            t.morph_after.copy_from_slice(shape.morph_weights());
+        }
+        self.dt = dt;
+        Ok(())
+    }
+
+    /// The `dt` of the last [`Self::update`] (0 before the first).
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn dt(&self) -> Real {
+        self.dt
+    }
+
+    /// Whether `collider` is tracked.
+    ///
+    /// # Performance
+    /// O(tracked colliders).
+    pub fn is_tracked(&self, collider: ColliderHandle) -> bool {
+        self.tracked.iter().any(|t| t.collider == collider)
+    }
+
+    /// The deformation velocity, in the collider's frame, of the point `local_point` (collider
+    /// frame, projected on the plane of triangle `triangle` in the current pose) of the tracked
+    /// collider's surface: `Σ β_v v_v` over the triangle's vertices (module docs). The
+    /// barycentric coordinates are not clamped, so a point of a neighbouring triangle gets the
+    /// affine extrapolation of this triangle's velocity field (exact where the governors' weights
+    /// are the same on both). `None` for an untracked collider, a shape that is not a
+    /// [`DeformableMeshShape`], a triangle out of range or a degenerate triangle.
+    ///
+    /// # Performance
+    /// O(tracked colliders + 3 · (influences + morph targets)).
+    pub fn surface_velocity(
+        &self,
+        colliders: &ColliderSet,
+        collider: ColliderHandle,
+        triangle: u32,
+        local_point: Vec3,
+    ) -> Option<Vec3> {
+        let t = self.tracked.iter().find(|t| t.collider == collider)?;
+        let shape = colliders
+            .get(collider)?
+            .shape()
+            .as_shape::<DeformableMeshShape>()?;
+        t.velocity_at(shape, triangle, local_point)
+    }
+
+    /// Gives every dynamic body that the deforming surface of a tracked collider catches during
+    /// the last step the surface's normal velocity at the contact, the part of the surface
+    /// velocity Rapier's contact solver has no target for (module docs). Call it after
+    /// `world.step_with_events(&hooks, …)`.
+    ///
+    /// For each contact point of a tracked collider's per-triangle manifolds with a dynamic
+    /// body (mesh triangle from the manifold, outward normal `n` of the mesh side, the point on
+    /// the mesh at the step start), with `s = v_surface·n` and `b = v_body(point)·n`: when
+    /// the surface advances (`s > 0`), `s > b` and the surface reaches the point within the step
+    /// (`dist − (s − b)·dt ≤ 0`, `dist` the point's separation at the step start), an impulse
+    /// along `n` at the point raises `b` to `s` (inverse effective mass
+    /// `n·M⁻¹n + (r×n)·I⁻¹(r×n)`). The points are visited once, each with the body velocity the
+    /// previous ones left: one projected Gauss–Seidel sweep of the constraints `b ≥ s`, which
+    /// only ever push. The push is inelastic (the body leaves at the surface's normal velocity,
+    /// not bounced off it by its restitution); a surface at rest or receding is left to Rapier's
+    /// solver. Returns the number of impulses applied.
+    ///
+    /// # Performance
+    /// O(contact points of the tracked colliders · (influences + morph targets)).
+    pub fn apply_normal_velocities(&self, world: &mut PhysicsWorld) -> usize {
+        let mut applied = 0;
+        let dt = self.dt;
+        let tolerance = world.integration_parameters.allowed_linear_error();
+        if dt <= 0.0 {
+            return 0;
+        }
+        for t in &self.tracked {
+            let Some(mesh_co) = world.colliders.get(t.collider) else {
+                continue;
+            };
+            let mesh_pose = *mesh_co.position();
+            let mesh_body = mesh_co.parent();
+            for pair in world.narrow_phase.contact_pairs_with(t.collider) {
+                let first = pair.collider1 == t.collider;
+                let other = if first {
+                    pair.collider2
+                } else {
+                    pair.collider1
+                };
+                let Some(body) = world.colliders.get(other).and_then(|c| c.parent()) else {
+                    continue;
+                };
+                if Some(body) == mesh_body {
+                    continue;
+                }
+                // The deepest points carry the contact: on a smooth surface the other triangles'
+                // closest points lie beside it, shallower, where the surface moves differently.
+                let deepest = pair
+                    .manifolds()
+                    .iter()
+                    .flat_map(|m| m.points.iter().map(|p| p.dist))
+                    .fold(Real::INFINITY, Real::min);
+                let depth_limit = deepest + tolerance;
+                for m in pair.manifolds() {
+                    let triangle = if first { m.subshape1 } else { m.subshape2 };
+                    let local_n = if first { m.local_n1 } else { m.local_n2 };
+                    for point in m.points.iter().filter(|p| p.dist <= depth_limit) {
+                        let local = if first {
+                            point.local_p1
+                        } else {
+                            point.local_p2
+                        };
+                        let Some((v, face)) =
+                            t.velocity_and_normal_at(&world.colliders, triangle, local)
+                        else {
+                            continue;
+                        };
+                        // The face normal on the body's side: an edge contact between coplanar
+                        // triangles reports the edge-to-body direction, not the surface's.
+                        let face = if face.dot(local_n) < 0.0 { -face } else { face };
+                        let n = mesh_pose.rotation * face;
+                        let x = mesh_pose * local;
+                        let s = (mesh_pose.rotation * v).dot(n);
+                        let Some(rb) = world.bodies.get_mut(body) else {
+                            continue;
+                        };
+                        if !rb.is_dynamic() {
+                            continue;
+                        }
+                        let b = rb.velocity_at_point(x).dot(n);
+                        if s <= 0.0 || s <= b || point.dist - (s - b) * dt > 0.0 {
+                            continue;
+                        }
+                        let mp = rb.mass_properties();
+                        let r = x - mp.world_com;
+                        let rn = r.cross(n);
+                        let inv = n.dot(mp.effective_inv_mass * n)
+                            + rn.dot(mp.effective_world_inv_inertia * rn);
+                        if inv > 0.0 {
+                            rb.apply_impulse_at_point(n * ((s - b) / inv), x, true);
+                            applied += 1;
+                        }
+                    }
+                }
+            }
+        }
+        applied
+    }
+
+    /// The world-space deformation velocity of tracked collider `collider` at world point
+    /// `point` on triangle `triangle` (see [`Self::surface_velocity`]); zero for an untracked
+    /// collider.
+    fn world_velocity(
+        &self,
+        colliders: &ColliderSet,
+        collider: ColliderHandle,
+        triangle: u32,
+        point: Vec3,
+    ) -> Vec3 {
+        let Some(co) = colliders.get(collider) else {
+            return Vec3::ZERO;
+        };
+        let pose = co.position();
+        let local = pose.inverse_transform_point(point);
+        self.surface_velocity(colliders, collider, triangle, local)
+            .map_or(Vec3::ZERO, |v| pose.rotation * v)
+    }
+}
+
+impl Tracked {
+    /// [`Self::velocity_at`] on the tracked collider's shape in `colliders`, with the unit
+    /// normal of the posed triangle (collider frame, the winding's orientation).
+    fn velocity_and_normal_at(
+        &self,
+        colliders: &ColliderSet,
+        triangle: u32,
+        local_point: Vec3,
+    ) -> Option<(Vec3, Vec3)> {
+        let shape = colliders
+            .get(self.collider)?
+            .shape()
+            .as_shape::<DeformableMeshShape>()?;
+        let v = self.velocity_at(shape, triangle, local_point)?;
+        let normal = shape.triangle(triangle).normal()?;
+        Some((v, normal))
+    }
+
+    /// The velocity of the material point of `triangle` under `local_point` (module docs), in
+    /// the collider's frame; `None` for a triangle out of range or degenerate.
+    fn velocity_at(
+        &self,
+        shape: &DeformableMeshShape,
+        triangle: u32,
+        local_point: Vec3,
+    ) -> Option<Vec3> {
+        let tree = shape.tree();
+        let [i, j, l] = *tree.mesh().triangles().get(triangle as usize)?;
+        let beta = barycentric(
+            [shape.vertex(i), shape.vertex(j), shape.vertex(l)],
+            local_point,
+        )?;
+        let rest = tree.rest_positions();
+        let weights = tree.weights();
+        let morph = shape.morph_targets();
+        let mut v = Vec3::ZERO;
+        for (b, vertex) in beta.into_iter().zip([i, j, l]) {
+            let vu = vertex as usize;
+            // The morphed rest position at t + dt and its rate (q0' − q0) / dt.
+            let (q0, dq0) = match morph {
+                Some(m) => (
+                    m.displace_with(&self.morph_after, vu, rest[vu]),
+                    m.displace_with(&self.morph_rate, vu, Vec3::ZERO),
+                ),
+                None => (rest[vu], Vec3::ZERO),
+            };
+            let mut vv = Vec3::ZERO;
+            for (g, w) in weights.iter_row(vu) {
+                let (r, a) = (self.rate.get(g as usize)?, self.before.get(g as usize)?);
+                vv += w * (r.linear * q0 + r.translation + a.linear * dq0);
+            }
+            v += b * vv;
+        }
+        Some(v)
+    }
+}
+
+/// An affine map with every entry zero (a governor at rest has zero velocity).
+const ZERO_AFFINE: Affine = Affine::new(Mat3::ZERO, Vec3::ZERO);
+
+/// Barycentric coordinates of `p` projected on the plane of triangle `[a, b, c]` (unclamped);
+/// `None` for a degenerate triangle.
+fn barycentric([a, b, c]: [Vec3; 3], p: Vec3) -> Option<[f32; 3]> {
+    let (e1, e2, d) = (b - a, c - a, p - a);
+    let (d11, d12, d22) = (e1.dot(e1), e1.dot(e2), e2.dot(e2));
+    let (d1, d2) = (d.dot(e1), d.dot(e2));
+    let det = d11 * d22 - d12 * d12;
+    // Also rejects NaN: a degenerate or non-finite triangle has no barycentric coordinates.
+    if det.is_nan() || det <= f32::EPSILON * d11 * d22 {
+        return None;
+    }
+    let y = (d22 * d1 - d12 * d2) / det;
+    let z = (d11 * d2 - d12 * d1) / det;
+    Some([1.0 - y - z, y, z])
+}
+
+fn mesh_shape(colliders: &ColliderSet, collider: ColliderHandle) -> Result<&DeformableMeshShape> {
+    colliders
+        .get(collider)
+        .ok_or(DeformError::UnknownHandle {
+            what: "collider",
+            index: collider.into_raw_parts().0,
+        })?
+        .shape()
+        .as_shape::<DeformableMeshShape>()
+        .ok_or(DeformError::InvalidParameter {
+            name: "collider shape",
+            value: f32::NAN,
+            reason: "the collider's shape is not a DeformableMeshShape",
+        })
+}
+
+impl PhysicsHooks for SurfaceVelocityHooks {
+    fn modify_solver_contacts(&self, context: &mut ContactModificationContext) {
+        let (c1, c2) = (context.collider1, context.collider2);
+        let (track1, track2) = (self.is_tracked(c1), self.is_tracked(c2));
+        if !(track1 || track2) {
+            return;
+        }
+        let colliders = context.colliders;
+        let Some(rigid) = context.rigid_mut() else {
+            return;
+        };
+        let (tri1, tri2) = (rigid.manifold.subshape1, rigid.manifold.subshape2);
+        for c in rigid.solver_contacts.iter_mut() {
+            let mut rel = Vec3::ZERO;
+            if track1 {
+                rel += self.world_velocity(colliders, c1, tri1, c.anchor1);
+            }
+            if track2 {
+                rel -= self.world_velocity(colliders, c2, tri2, c.anchor2);
+            }
+            c.tangent_velocity = rel;
+        }
+    }
+}
