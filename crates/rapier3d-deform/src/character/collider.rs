@@ -9,7 +9,8 @@ use rapier3d::pipeline::PhysicsWorld;
 
 use super::pose::{pose_deformable_mesh, pose_deformable_mesh_with_morphs};
 use crate::bn_tree::{
-    BnTree, BnTreeOptions, CullingMode, RefitPolicy, SelfCollisionQuery, SelfCollisionStats,
+    BnTree, BnTreeOptions, CullingMode, RefitPolicy, SWEEP_BELOW_TRIANGLES, SelfCollisionQuery,
+    SelfCollisionStats,
 };
 use crate::deformation::{LinearBlendSkinning, MorphDeltas};
 use crate::error::{DeformError, Result};
@@ -760,9 +761,13 @@ impl SkinnedCollider {
     /// # Errors
     /// [`DeformError::NotAvailable`] when the builder did not ask for self-collisions.
     ///
+    /// Meshes below [`crate::bn_tree::SWEEP_BELOW_TRIANGLES`] triangles are checked by
+    /// [`SelfCollisionQuery::run_sweep`] (every pair, in either culling mode), which is faster
+    /// than the traversal at that size.
+    ///
     /// # Performance
-    /// One BN-Tree self-collision query: proportional to the nodes it reaches; no allocation
-    /// after warm-up.
+    /// One BN-Tree self-collision query: proportional to the nodes it reaches; a sweep, O(n + T
+    /// log T), below the size limit; no allocation after warm-up.
     pub fn find_self_collisions(&mut self) -> Result<&[[u32; 2]]> {
         let state = self
             .self_collisions
@@ -771,13 +776,20 @@ impl SkinnedCollider {
                 what: "SkinnedCollider::find_self_collisions",
                 reason: "enable them with SkinnedColliderBuilder::self_collisions",
             })?;
-        state.stats = state.query.run(
-            &self.tree,
-            self.skin.governors(),
-            RefitPolicy::OnDemand,
-            state.mode,
-            &mut state.pairs,
-        )?;
+        state.stats = if self.tree.mesh().triangle_count() < SWEEP_BELOW_TRIANGLES {
+            // A game-size mesh: every pair, by sort-and-sweep, faster than the traversal.
+            state
+                .query
+                .run_sweep(&self.tree, self.skin.governors(), &mut state.pairs)?
+        } else {
+            state.query.run(
+                &self.tree,
+                self.skin.governors(),
+                RefitPolicy::OnDemand,
+                state.mode,
+                &mut state.pairs,
+            )?
+        };
         Ok(&state.pairs)
     }
 
