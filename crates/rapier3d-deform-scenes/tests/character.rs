@@ -315,3 +315,75 @@ fn bad_input_is_a_typed_error() {
         Err(DeformError::NotAvailable { .. })
     ));
 }
+
+/// Two boxes of one mesh that overlap in the bind pose, one per bone: their crossing pairs are the
+/// collider's rest contacts; with `ignore_rest_contacts` they are left out of the results while
+/// pairs the motion creates are still reported (equal to brute force minus the rest pairs).
+#[test]
+fn rest_contacts_are_listed_and_can_be_ignored() {
+    use rapier3d_deform::governor::ConvexWeights;
+    use rapier3d_deform_scenes::primitives::box_arrays;
+    let (mut positions, mut triangles) = box_arrays(Vec3::splat(-1.0), Vec3::ONE);
+    let (p2, t2) = box_arrays(Vec3::new(0.5, -0.5, -0.5), Vec3::new(2.5, 0.5, 0.5));
+    let offset = positions.len() as u32;
+    positions.extend(p2);
+    triangles.extend(t2.iter().map(|t| t.map(|v| v + offset)));
+    let mesh = TriangleMesh::new(positions.clone(), triangles).unwrap();
+    let weights = ConvexWeights::from_rows(
+        (0..positions.len()).map(|v| vec![(u32::from(v as u32 >= offset), 1.0f32)]),
+        2,
+    )
+    .unwrap();
+    let skin = || {
+        LinearBlendSkinning::new(
+            positions.clone(),
+            weights.clone(),
+            vec![Affine::IDENTITY; 2],
+        )
+        .unwrap()
+    };
+    for ignore in [false, true] {
+        let mut world = world();
+        let mut collider = SkinnedColliderBuilder::new(mesh.clone(), skin())
+            .unwrap()
+            .self_collisions(CullingMode::Conservative)
+            .ignore_rest_contacts(ignore)
+            .build(&mut world)
+            .unwrap();
+        let rest = self_collisions_brute_force(&mesh, &positions).unwrap();
+        assert!(!rest.is_empty(), "the boxes cross in the bind pose");
+        assert_eq!(collider.rest_contacts(), rest.as_slice());
+        // Bind pose, then the second box slid up and turned: new crossings, some rest ones gone.
+        let turned = Affine::new(Mat3::from_rotation_z(0.4), Vec3::new(0.0, 0.7, 0.0));
+        let mut moved_any = false;
+        for bones in [[Affine::IDENTITY; 2], [Affine::IDENTITY, turned]] {
+            collider.pose_bones(&mut world.colliders, &bones).unwrap();
+            let found = collider.find_self_collisions().unwrap().to_vec();
+            let posed = shape(&world, &collider).deformed_vertices();
+            let all = self_collisions_brute_force(&mesh, &posed).unwrap();
+            let expected: Vec<[u32; 2]> = if ignore {
+                all.iter()
+                    .copied()
+                    .filter(|p| rest.binary_search(p).is_err())
+                    .collect()
+            } else {
+                all.clone()
+            };
+            assert_eq!(found, expected, "ignore {ignore}");
+            moved_any |= ignore && !expected.is_empty();
+        }
+        if ignore {
+            assert!(
+                moved_any,
+                "the turned box makes crossings that are not rest contacts"
+            );
+        }
+    }
+    // Without self-collisions there is nothing to list.
+    let mut world = world();
+    let plain = SkinnedColliderBuilder::new(mesh.clone(), skin())
+        .unwrap()
+        .build(&mut world)
+        .unwrap();
+    assert!(plain.rest_contacts().is_empty());
+}

@@ -79,6 +79,10 @@ struct SelfCollisions {
     query: SelfCollisionQuery,
     pairs: Vec<[u32; 2]>,
     stats: SelfCollisionStats,
+    /// Pairs that intersect in the bind pose (sorted).
+    rest: Vec<[u32; 2]>,
+    /// Leave the bind pose's pairs out of the results.
+    ignore_rest: bool,
 }
 
 /// How a clip time outside `[0, duration]` is mapped into it.
@@ -119,6 +123,7 @@ pub struct SkinnedColliderBuilder {
     root: Affine,
     tree_options: BnTreeOptions,
     self_collisions: Option<CullingMode>,
+    ignore_rest_contacts: bool,
     body: RigidBodyBuilder,
     attach_to: Option<RigidBodyHandle>,
     collider: ColliderBuilder,
@@ -150,6 +155,7 @@ impl SkinnedColliderBuilder {
             root: Affine::IDENTITY,
             tree_options: BnTreeOptions::COLLIDER,
             self_collisions: None,
+            ignore_rest_contacts: false,
             body: RigidBodyBuilder::kinematic_position_based(),
             attach_to: None,
             collider: ColliderBuilder::ball(1.0),
@@ -313,6 +319,18 @@ impl SkinnedColliderBuilder {
         self
     }
 
+    /// With self-collisions, leave out of [`SkinnedCollider::find_self_collisions`] the pairs
+    /// that already intersect in the bind pose (armpits, eyelids, fingers modelled touching):
+    /// they are part of the asset, not of the motion. They stay listed in
+    /// [`SkinnedCollider::rest_contacts`]. Default: reported.
+    ///
+    /// # Performance
+    /// O(1); the bind pose's pairs are found once by [`Self::build`] (a sweep, O(n + T log T)).
+    pub fn ignore_rest_contacts(mut self, ignore: bool) -> Self {
+        self.ignore_rest_contacts = ignore;
+        self
+    }
+
     /// The rigid body [`Self::build`] inserts (default: kinematic, position based, at the
     /// origin). Ignored with [`Self::attach_to`].
     ///
@@ -430,12 +448,24 @@ impl SkinnedColliderBuilder {
             pose_buffers: PoseBuffers::default(),
             root: self.root,
             bones: Vec::new(),
-            self_collisions: self.self_collisions.map(|mode| SelfCollisions {
-                mode,
-                query: SelfCollisionQuery::new(&tree),
-                pairs: Vec::new(),
-                stats: SelfCollisionStats::default(),
-            }),
+            self_collisions: match self.self_collisions {
+                Some(mode) => {
+                    // The bind pose: every skinning transform the identity.
+                    let mut query = SelfCollisionQuery::new(&tree);
+                    let mut rest = Vec::new();
+                    let identity = vec![Affine::IDENTITY; tree.weights().governor_count()];
+                    query.run_sweep(&tree, &identity, &mut rest)?;
+                    Some(SelfCollisions {
+                        mode,
+                        query,
+                        pairs: Vec::new(),
+                        stats: SelfCollisionStats::default(),
+                        rest,
+                        ignore_rest: self.ignore_rest_contacts,
+                    })
+                }
+                None => None,
+            },
         };
         character.set_start_pose()?;
         let mut shape = DeformableMeshShape::new(tree, character.skin.governors())?;
@@ -790,7 +820,23 @@ impl SkinnedCollider {
                 &mut state.pairs,
             )?
         };
+        if state.ignore_rest && !state.rest.is_empty() {
+            let rest = &state.rest;
+            state.pairs.retain(|p| rest.binary_search(p).is_err());
+        }
         Ok(&state.pairs)
+    }
+
+    /// The triangle pairs that intersect in the bind pose (sorted `[t1, t2]`, `t1 < t2`), found
+    /// when the collider was built; empty without self-collisions. Left out of
+    /// [`Self::find_self_collisions`] with [`SkinnedColliderBuilder::ignore_rest_contacts`].
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn rest_contacts(&self) -> &[[u32; 2]] {
+        self.self_collisions
+            .as_ref()
+            .map_or(&[][..], |s| s.rest.as_slice())
     }
 
     /// The pairs found by the last [`Self::find_self_collisions`] (empty before the first, or
