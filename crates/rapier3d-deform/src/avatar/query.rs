@@ -35,7 +35,8 @@ pub struct AvatarQueryStats {
     pub box_hits: u64,
     /// Point–slab tests that hit.
     pub slab_hits: u64,
-    /// Candidate triangles (distinct per point).
+    /// Triangles considered: the distinct candidates [`AvatarQuery::candidates`] listed, and
+    /// the triangles of the cells [`AvatarQuery::closest`] scanned.
     pub candidate_triangles: u64,
     /// Skin vertices posed this frame (each at most once).
     pub vertices_posed: u64,
@@ -66,6 +67,8 @@ pub struct AvatarQuery {
     vertex_stamp: Vec<u32>,
     vertices: Vec<Vec3>,
     triangle_stamp: Vec<u32>,
+    /// Cells within reach of the current point: (lower bound of the world distance, cell).
+    cell_hits: Vec<(f32, u32)>,
     /// Per skin vertex: the serial of the last box that counted it ([`Self::seed_tolerance_misses`]).
     seen: Vec<u32>,
     serial: u32,
@@ -171,40 +174,15 @@ impl AvatarQuery {
         out: &mut Vec<u32>,
     ) -> Result<()> {
         out.clear();
-        self.check_query(avatar, point, radius)?;
-        self.stats.points += 1;
+        self.hit_cells(avatar, point, radius)?;
         self.next_serial();
-        let r = radius + self.vertex_slack;
-        for index in 0..avatar.boxes.len() {
-            self.stats.box_tests += 1;
-            let frame = self.box_frames[index];
-            let local = frame.transform_point(point);
-            let stretch = self.box_stretch[index];
-            // The map of the point into the box frame rounds too: a few ulps of its terms.
-            let reach = stretch * r
-                + Vec3::splat(
-                    8.0 * f32::EPSILON
-                        * (stretch.max_element() * point.abs().max_element() * 3.0
-                            + frame.translation.abs().max_element()),
-                );
-            self.bound_box(avatar, index);
-            if !inside(&self.box_aabb[index], local, reach) {
-                continue;
-            }
-            self.stats.box_hits += 1;
-            let (s0, s1) = avatar.boxes[index].slabs;
-            for s in s0..s1 {
-                if !inside(&self.slab_aabb[s as usize], local, reach) {
-                    continue;
-                }
-                self.stats.slab_hits += 1;
-                let (t0, t1) = avatar.slabs[s as usize].triangles;
-                for &t in &avatar.slab_triangles[t0 as usize..t1 as usize] {
-                    let stamp = &mut self.triangle_stamp[t as usize];
-                    if *stamp != self.serial {
-                        *stamp = self.serial;
-                        out.push(t);
-                    }
+        for h in 0..self.cell_hits.len() {
+            let (t0, t1) = avatar.slabs[self.cell_hits[h].1 as usize].triangles;
+            for &t in &avatar.slab_triangles[t0 as usize..t1 as usize] {
+                let stamp = &mut self.triangle_stamp[t as usize];
+                if *stamp != self.serial {
+                    *stamp = self.serial;
+                    out.push(t);
                 }
             }
         }
@@ -212,16 +190,60 @@ impl AvatarQuery {
         Ok(())
     }
 
+    /// The cells (slabs or quadrants of slabs) whose box comes within `radius` of `point`, with a
+    /// lower bound of their world distance to it, into `self.cell_hits`.
+    fn hit_cells(&mut self, avatar: &AvatarBoxes, point: Vec3, radius: f32) -> Result<()> {
+        self.cell_hits.clear();
+        self.check_query(avatar, point, radius)?;
+        self.stats.points += 1;
+        let r = radius + self.vertex_slack;
+        for index in 0..avatar.boxes.len() {
+            self.stats.box_tests += 1;
+            let frame = self.box_frames[index];
+            let local = frame.transform_point(point);
+            let stretch = self.box_stretch[index];
+            // The map of the point into the box frame rounds too: a few ulps of its terms.
+            let rounding = Vec3::splat(
+                8.0 * f32::EPSILON
+                    * (stretch.max_element() * point.abs().max_element() * 3.0
+                        + frame.translation.abs().max_element()),
+            );
+            let reach = stretch * r + rounding;
+            self.bound_box(avatar, index);
+            if !inside(&self.box_aabb[index], local, reach) {
+                continue;
+            }
+            self.stats.box_hits += 1;
+            let (s0, s1) = avatar.boxes[index].slabs;
+            for s in s0..s1 {
+                let cell = &self.slab_aabb[s as usize];
+                if !inside(cell, local, reach) {
+                    continue;
+                }
+                self.stats.slab_hits += 1;
+                // A world offset d moves box coordinate i by at most |d| · stretch_i.
+                let gap = (cell.mins - local).max(local - cell.maxs) - rounding;
+                let lower = (gap / stretch.max(Vec3::splat(f32::MIN_POSITIVE)))
+                    .max_element()
+                    .max(0.0)
+                    - self.vertex_slack;
+                self.cell_hits.push((lower, s));
+            }
+        }
+        Ok(())
+    }
+
     /// The skin triangle closest to `point` among those within `radius`, or `None`.
     ///
-    /// `scratch` holds the candidates (reuse it across calls to avoid allocating).
+    /// `scratch` is kept for API stability and left empty (reuse it across calls).
     ///
     /// # Errors
     /// As [`Self::candidates`].
     ///
     /// # Performance
-    /// [`Self::candidates`], then one point–triangle projection per candidate and the posing of
-    /// their vertices not yet posed this frame.
+    /// The box and cell tests of [`Self::candidates`], then the cells nearest first: a cell
+    /// farther than the closest triangle found so far is skipped, and a triangle whose posed
+    /// box is farther is not projected. Posing only the vertices it reads, once per frame.
     pub fn closest(
         &mut self,
         avatar: &AvatarBoxes,
@@ -229,28 +251,44 @@ impl AvatarQuery {
         radius: f32,
         scratch: &mut Vec<u32>,
     ) -> Result<Option<SkinContact>> {
-        self.candidates(avatar, point, radius, scratch)?;
+        scratch.clear();
+        self.hit_cells(avatar, point, radius)?;
+        self.cell_hits
+            .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let mut best: Option<SkinContact> = None;
         let mut reach = radius;
-        for &t in scratch.iter() {
-            let [a, b, c] = self.posed_corners(avatar, t);
-            // The triangle's box first: most candidates of a cell are farther than the reach.
-            let gap = (a.min(b).min(c) - point)
-                .max(point - a.max(b).max(c))
-                .max(Vec3::ZERO);
-            if gap.length_squared() > reach * reach {
-                continue;
+        for h in 0..self.cell_hits.len() {
+            let (lower, cell) = self.cell_hits[h];
+            if lower > reach {
+                break;
             }
-            let projection = Triangle::new(a, b, c).project_local_point(point, true);
-            let distance = (projection.point - point).length();
-            if distance <= radius && best.is_none_or(|b| distance < b.distance) {
-                reach = distance;
-                best = Some(SkinContact {
-                    triangle: t,
-                    point: projection.point,
-                    distance,
-                    normal: (b - a).cross(c - a).normalize_or_zero(),
-                });
+            let (t0, t1) = avatar.slabs[cell as usize].triangles;
+            for i in t0..t1 {
+                let t = avatar.slab_triangles[i as usize];
+                self.stats.candidate_triangles += 1;
+                let [a, b, c] = self.posed_corners(avatar, t);
+                // The triangle's box first: most triangles of a cell are beyond the reach.
+                let gap = (a.min(b).min(c) - point)
+                    .max(point - a.max(b).max(c))
+                    .max(Vec3::ZERO);
+                if gap.length_squared() > reach * reach {
+                    continue;
+                }
+                let projection = Triangle::new(a, b, c).project_local_point(point, true);
+                let distance = (projection.point - point).length();
+                if distance <= radius
+                    && best.is_none_or(|b| {
+                        distance < b.distance || (distance == b.distance && t < b.triangle)
+                    })
+                {
+                    reach = distance;
+                    best = Some(SkinContact {
+                        triangle: t,
+                        point: projection.point,
+                        distance,
+                        normal: (b - a).cross(c - a).normalize_or_zero(),
+                    });
+                }
             }
         }
         Ok(best)
