@@ -100,6 +100,37 @@ impl SubdividedFox {
         self.skin.set_bone_transforms(&world)?;
         Ok(self.skin.governors().to_vec())
     }
+
+    /// The governors of `per_clip` evenly spaced times over each clip of `clips` in turn (one
+    /// cycle each, starting at 0): the frames of a benchmark or test animation.
+    ///
+    /// # Errors
+    /// [`rapier3d_deform::DeformError::UnknownName`] for a clip the asset lacks; as
+    /// [`Self::governors_at`].
+    ///
+    /// # Performance
+    /// `clips.len() · per_clip` calls of [`Self::governors_at`].
+    pub fn clip_frames(
+        &mut self,
+        clips: &[&str],
+        per_clip: usize,
+    ) -> rapier3d_deform::Result<Vec<Vec<Affine>>> {
+        let mut frames = Vec::with_capacity(clips.len() * per_clip);
+        for name in clips {
+            let clip = self
+                .clip(name)
+                .ok_or_else(|| rapier3d_deform::DeformError::UnknownName {
+                    what: "clip",
+                    name: (*name).to_owned(),
+                })?
+                .clone();
+            for k in 0..per_clip {
+                let t = clip.duration() * k as f32 / per_clip as f32;
+                frames.push(self.governors_at(&clip, t)?);
+            }
+        }
+        Ok(frames)
+    }
 }
 
 #[cfg(test)]

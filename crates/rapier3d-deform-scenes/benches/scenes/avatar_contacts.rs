@@ -32,7 +32,7 @@ use rapier3d::parry::query::PointQuery;
 use rapier3d::parry::shape::Triangle;
 use rapier3d_deform::avatar::{AvatarBoxes, AvatarOptions, AvatarQuery, SkinContact};
 use rapier3d_deform::bn_tree::{BnTree, BnTreeOptions};
-use rapier3d_deform::governor::{Affine, GovernedDeformation, deform_vertices};
+use rapier3d_deform::governor::{GovernedDeformation, deform_vertices};
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform::shape::DeformableMeshShape;
 use rapier3d_deform_scenes::fox::SubdividedFox;
@@ -121,17 +121,9 @@ fn measure(levels: u32, per_clip: usize) -> Level {
         BnTree::build_with(&mesh, &rest, &weights, BnTreeOptions::COLLIDER)
             .unwrap_or_else(|e| panic!("{e}")),
     );
-    let mut frames: Vec<Vec<Affine>> = Vec::new();
-    for name in ["Walk", "Run"] {
-        let clip = fox
-            .clip(name)
-            .unwrap_or_else(|| panic!("Fox.glb has no {name} clip"))
-            .clone();
-        for k in 0..per_clip {
-            let t = clip.duration() * k as f32 / per_clip as f32;
-            frames.push(fox.governors_at(&clip, t).unwrap_or_else(|e| panic!("{e}")));
-        }
-    }
+    let frames = fox
+        .clip_frames(&["Walk", "Run"], per_clip)
+        .unwrap_or_else(|e| panic!("{e}"));
     // The garment: fixed skin vertices and offsets, spread over the whole skin.
     let anchors: Vec<(usize, f32)> = (0..POINTS)
         .map(|i| {

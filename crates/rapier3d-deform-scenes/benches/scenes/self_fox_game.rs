@@ -15,7 +15,7 @@ use super::runner::{RunOptions, SceneReport, Section, median};
 use rapier3d_deform::bn_tree::{
     BnTree, BnTreeOptions, CullingMode, RefitPolicy, SelfCollisionQuery,
 };
-use rapier3d_deform::governor::{Affine, GovernedDeformation, deform_vertices};
+use rapier3d_deform::governor::{GovernedDeformation, deform_vertices};
 use rapier3d_deform::validation::self_collisions_brute_force;
 use rapier3d_deform_scenes::fox::SubdividedFox;
 use std::time::Instant;
@@ -50,17 +50,9 @@ fn measure(levels: u32, per_clip: usize) -> Level {
     let trees = [BnTreeOptions::SELF_COLLISION, BnTreeOptions::COLLIDER].map(|options| {
         BnTree::build_with(&mesh, &rest, &weights, options).unwrap_or_else(|e| panic!("{e}"))
     });
-    let mut frames: Vec<Vec<Affine>> = Vec::new();
-    for name in ["Walk", "Run"] {
-        let clip = fox
-            .clip(name)
-            .unwrap_or_else(|| panic!("Fox.glb has no {name} clip"))
-            .clone();
-        for k in 0..per_clip {
-            let t = clip.duration() * k as f32 / per_clip as f32;
-            frames.push(fox.governors_at(&clip, t).unwrap_or_else(|e| panic!("{e}")));
-        }
-    }
+    let frames = fox
+        .clip_frames(&["Walk", "Run"], per_clip)
+        .unwrap_or_else(|e| panic!("{e}"));
     let rest_pairs = self_collisions_brute_force(&mesh, &rest)
         .unwrap_or_else(|e| panic!("{e}"))
         .len();

@@ -112,17 +112,22 @@ fn check_frame(
     (pts.len(), total)
 }
 
-#[test]
-fn fox_candidates_hold_every_triangle_within_the_radius_over_walk_and_run() {
-    let mut fox =
-        SubdividedFox::load(rapier3d_deform_scenes::asset_path("skinned/Fox.glb"), 1).unwrap();
-    let avatar = AvatarBoxes::build(
+/// The per-bone boxes of the Fox's skin, default options.
+fn fox_avatar(fox: &SubdividedFox) -> AvatarBoxes {
+    AvatarBoxes::build(
         fox.mesh(),
         fox.skinning().rest_positions(),
         fox.skinning().weights(),
         AvatarOptions::default(),
     )
-    .unwrap();
+    .unwrap()
+}
+
+#[test]
+fn fox_candidates_hold_every_triangle_within_the_radius_over_walk_and_run() {
+    let mut fox =
+        SubdividedFox::load(rapier3d_deform_scenes::asset_path("skinned/Fox.glb"), 1).unwrap();
+    let avatar = fox_avatar(&fox);
     let stats = avatar.slab_statistics();
     assert!(stats.boxes >= 10, "{stats:?}");
     assert!(stats.duplication >= 1.0);
@@ -179,13 +184,7 @@ fn random_sliding_skin_under_random_affine_bones_stays_conservative() {
 fn seed_fixed_tolerance_boxes_miss_sliding_skin_that_conservative_boxes_keep() {
     let mut fox =
         SubdividedFox::load(rapier3d_deform_scenes::asset_path("skinned/Fox.glb"), 0).unwrap();
-    let avatar = AvatarBoxes::build(
-        fox.mesh(),
-        fox.skinning().rest_positions(),
-        fox.skinning().weights(),
-        AvatarOptions::default(),
-    )
-    .unwrap();
+    let avatar = fox_avatar(&fox);
     let mut query = AvatarQuery::new();
     let clip = fox.clip("Run").unwrap().clone();
     let mut misses = 0;

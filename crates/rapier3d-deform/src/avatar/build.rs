@@ -335,21 +335,7 @@ fn check_inputs(
     weights: &ConvexWeights,
     options: &AvatarOptions,
 ) -> Result<()> {
-    if rest.len() != mesh.vertex_count() {
-        return Err(DeformError::LengthMismatch {
-            what: "rest positions",
-            expected: mesh.vertex_count(),
-            actual: rest.len(),
-        });
-    }
-    crate::math::validate_positions("rest vertex", rest)?;
-    if weights.vertex_count() != mesh.vertex_count() {
-        return Err(DeformError::LengthMismatch {
-            what: "weight rows",
-            expected: mesh.vertex_count(),
-            actual: weights.vertex_count(),
-        });
-    }
+    crate::governor::check_rest_and_weights(mesh, rest, weights)?;
     let bad = |name: &'static str, value: u32, reason: &'static str| {
         Err(DeformError::InvalidParameter {
             name,

@@ -181,21 +181,7 @@ impl BnTree {
         weights: &ConvexWeights,
         options: BnTreeOptions,
     ) -> Result<Self> {
-        if rest.len() != mesh.vertex_count() {
-            return Err(DeformError::LengthMismatch {
-                what: "rest positions",
-                expected: mesh.vertex_count(),
-                actual: rest.len(),
-            });
-        }
-        crate::math::validate_positions("rest vertex", rest)?;
-        if weights.vertex_count() != mesh.vertex_count() {
-            return Err(DeformError::LengthMismatch {
-                what: "weight rows",
-                expected: mesh.vertex_count(),
-                actual: weights.vertex_count(),
-            });
-        }
+        crate::governor::check_rest_and_weights(mesh, rest, weights)?;
         if options.leaf_triangles == 0 {
             return Err(DeformError::InvalidParameter {
                 name: "leaf_triangles",

@@ -76,7 +76,7 @@ impl DeformableMeshSelfCollisions {
         if self.entries.iter().any(|e| e.collider == collider) {
             return Ok(());
         }
-        let shape = mesh_shape(colliders, collider)?;
+        let shape = DeformableMeshShape::of_collider(colliders, collider)?;
         self.entries.push(Entry {
             collider,
             query: SelfCollisionQuery::new(shape.tree()),
@@ -115,7 +115,7 @@ impl DeformableMeshSelfCollisions {
     /// One query per mesh; no allocation after warm-up.
     pub fn update(&mut self, colliders: &ColliderSet) -> Result<()> {
         for entry in &mut self.entries {
-            let shape = mesh_shape(colliders, entry.collider)?;
+            let shape = DeformableMeshShape::of_collider(colliders, entry.collider)?;
             entry.stats = if shape.tree().mesh().triangle_count() < SWEEP_BELOW_TRIANGLES {
                 // A game-size mesh: every pair, by sort-and-sweep, faster than the traversal.
                 entry
@@ -160,21 +160,4 @@ impl DeformableMeshSelfCollisions {
                 index: collider.into_raw_parts().0,
             })
     }
-}
-
-/// The [`DeformableMeshShape`] of a collider.
-fn mesh_shape(colliders: &ColliderSet, collider: ColliderHandle) -> Result<&DeformableMeshShape> {
-    colliders
-        .get(collider)
-        .ok_or(DeformError::UnknownHandle {
-            what: "collider",
-            index: collider.into_raw_parts().0,
-        })?
-        .shape()
-        .as_shape::<DeformableMeshShape>()
-        .ok_or(DeformError::InvalidParameter {
-            name: "collider shape",
-            value: f32::NAN,
-            reason: "the collider's shape is not a DeformableMeshShape",
-        })
 }

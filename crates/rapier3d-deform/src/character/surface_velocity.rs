@@ -135,7 +135,7 @@ impl SurfaceVelocityHooks {
     /// # Performance
     /// O(m + morph targets).
     pub fn track(&mut self, colliders: &mut ColliderSet, collider: ColliderHandle) -> Result<()> {
-        let shape = mesh_shape(colliders, collider)?;
+        let shape = DeformableMeshShape::of_collider(colliders, collider)?;
         let entry = Tracked {
             collider,
             before: shape.governors().to_vec(),
@@ -184,7 +184,7 @@ impl SurfaceVelocityHooks {
             });
         }
         for t in &self.tracked {
-            let shape = mesh_shape(colliders, t.collider)?;
+            let shape = DeformableMeshShape::of_collider(colliders, t.collider)?;
             if shape.governors().len() != t.after.len() {
                 return Err(DeformError::LengthMismatch {
                     what: "tracked collider governors",
@@ -202,7 +202,7 @@ impl SurfaceVelocityHooks {
         }
         let inv = 1.0 / dt;
         for t in &mut self.tracked {
-            let shape = mesh_shape(colliders, t.collider)?;
+            let shape = DeformableMeshShape::of_collider(colliders, t.collider)?;
             std::mem::swap(&mut t.before, &mut t.after);
             t.after.copy_from_slice(shape.governors());
             for ((r, a), b) in t.rate.iter_mut().zip(&t.after).zip(&t.before) {
@@ -459,22 +459,6 @@ fn barycentric([a, b, c]: [Vec3; 3], p: Vec3) -> Option<[f32; 3]> {
     let y = (d22 * d1 - d12 * d2) / det;
     let z = (d11 * d2 - d12 * d1) / det;
     Some([1.0 - y - z, y, z])
-}
-
-fn mesh_shape(colliders: &ColliderSet, collider: ColliderHandle) -> Result<&DeformableMeshShape> {
-    colliders
-        .get(collider)
-        .ok_or(DeformError::UnknownHandle {
-            what: "collider",
-            index: collider.into_raw_parts().0,
-        })?
-        .shape()
-        .as_shape::<DeformableMeshShape>()
-        .ok_or(DeformError::InvalidParameter {
-            name: "collider shape",
-            value: f32::NAN,
-            reason: "the collider's shape is not a DeformableMeshShape",
-        })
 }
 
 impl PhysicsHooks for SurfaceVelocityHooks {

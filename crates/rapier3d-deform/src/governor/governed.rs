@@ -125,6 +125,38 @@ pub(crate) fn deform_vertex_wide(
     p.into()
 }
 
+/// Checks the rest positions and weights a governed mesh is built from: one finite, in-range rest
+/// position and one weight row per mesh vertex.
+///
+/// # Errors
+/// [`DeformError::LengthMismatch`] for `rest` or the weight rows;
+/// [`DeformError::NonFinitePosition`] / [`DeformError::PositionOutOfRange`] for a rest position.
+///
+/// # Performance
+/// O(vertices).
+pub fn check_rest_and_weights(
+    mesh: &crate::mesh::TriangleMesh,
+    rest: &[Vec3],
+    weights: &ConvexWeights,
+) -> Result<()> {
+    if rest.len() != mesh.vertex_count() {
+        return Err(DeformError::LengthMismatch {
+            what: "rest positions",
+            expected: mesh.vertex_count(),
+            actual: rest.len(),
+        });
+    }
+    crate::math::validate_positions("rest vertex", rest)?;
+    if weights.vertex_count() != mesh.vertex_count() {
+        return Err(DeformError::LengthMismatch {
+            what: "weight rows",
+            expected: mesh.vertex_count(),
+            actual: weights.vertex_count(),
+        });
+    }
+    Ok(())
+}
+
 /// Rejects governor arrays of the wrong length, with non-finite entries, or with entries beyond
 /// the crate's limits ([`crate::limits::MAX_LINEAR`] for the linear part, which must also be
 /// exactly zero or reach [`crate::limits::MIN_LINEAR`], [`crate::limits::MAX_COORDINATE`] for

@@ -17,7 +17,8 @@ mod weights;
 
 pub use affine::Affine;
 pub use governed::{
-    GovernedDeformation, check_governor, deform_vertex, deform_vertices, validate_governors,
+    GovernedDeformation, check_governor, check_rest_and_weights, deform_vertex, deform_vertices,
+    validate_governors,
 };
 pub(crate) use governed::{WideAffine, deform_vertex_wide, widen_governors};
 pub use weights::ConvexWeights;

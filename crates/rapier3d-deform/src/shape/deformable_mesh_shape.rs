@@ -211,6 +211,33 @@ impl Clone for DeformableMeshShape {
 }
 
 impl DeformableMeshShape {
+    /// The shape of `collider` in `colliders`.
+    ///
+    /// # Errors
+    /// [`DeformError::UnknownHandle`] when the collider does not exist,
+    /// [`DeformError::InvalidParameter`] when its shape is not a [`DeformableMeshShape`].
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn of_collider(
+        colliders: &rapier3d::geometry::ColliderSet,
+        collider: rapier3d::geometry::ColliderHandle,
+    ) -> Result<&Self> {
+        colliders
+            .get(collider)
+            .ok_or(DeformError::UnknownHandle {
+                what: "collider",
+                index: collider.into_raw_parts().0,
+            })?
+            .shape()
+            .as_shape::<Self>()
+            .ok_or(DeformError::InvalidParameter {
+                name: "collider shape",
+                value: f32::NAN,
+                reason: "the collider's shape is not a DeformableMeshShape",
+            })
+    }
+
     /// A shape over `tree` posed by `governors` (one per governor of the tree's weights).
     ///
     /// # Errors
