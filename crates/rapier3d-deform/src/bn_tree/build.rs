@@ -146,6 +146,12 @@ pub struct BnTree {
     /// moving points (`A = 0`, `t = point`): normal bounds then use the per-patch best-fit
     /// affine of BN-Tree §5.
     pub(crate) rest_points: Option<Vec<Vec3>>,
+    /// Smallest altitude of a rest triangle (twice its area over its longest edge).
+    #[cfg_attr(feature = "serde-serialize", serde(default))]
+    pub(crate) min_rest_altitude: f32,
+    /// Largest distance of a rest vertex from the origin.
+    #[cfg_attr(feature = "serde-serialize", serde(default))]
+    pub(crate) rest_radius: f32,
 }
 
 impl BnTree {
@@ -208,6 +214,8 @@ impl BnTree {
             options,
             oriented: mesh.check_oriented_manifold().is_ok(),
             rest_points: None,
+            min_rest_altitude: min_altitude(mesh, rest),
+            rest_radius: rest.iter().fold(0f32, |r, p| r.max(p.length())),
         };
         tree.bisect(&neighbours);
         tree.compute_boundaries(&neighbours);
@@ -684,5 +692,30 @@ impl<'a> Bisector<'a> {
             }
         }
         (left, right)
+    }
+}
+
+/// The smallest altitude of a triangle of `mesh` at `positions` (twice the area over the longest
+/// edge, in f64, rounded down to f32).
+fn min_altitude(mesh: &TriangleMesh, positions: &[Vec3]) -> f32 {
+    let mut min = f64::MAX;
+    for t in mesh.triangles() {
+        let [a, b, c] = t.map(|v| positions[v as usize].as_dvec3());
+        let twice_area = (b - a).cross(c - a).length();
+        let longest = (b - a).length().max((c - b).length()).max((a - c).length());
+        if longest > 0.0 {
+            min = min.min(twice_area / longest);
+        }
+    }
+    if min == f64::MAX {
+        0.0
+    } else {
+        // Rounded down: the check that reads it must not overestimate the altitude.
+        let down = min as f32;
+        if f64::from(down) > min {
+            down.next_down()
+        } else {
+            down
+        }
     }
 }
