@@ -66,7 +66,7 @@ pub(crate) fn angle(a: [f64; 3], b: [f64; 3]) -> f64 {
 }
 
 /// Angular slack added to every half-angle: covers the rounding of the angle computations.
-const ANGLE_EPS: f64 = 1e-12;
+const ANGLE_EPS: f64 = 1e-9;
 
 /// The narrowest cone this module finds around all `generators`, or `None` when a generator is
 /// zero or not finite, or no axis sees all of them at less than a right angle.
@@ -78,7 +78,7 @@ const ANGLE_EPS: f64 = 1e-12;
 /// is convex.
 ///
 /// # Performance
-/// O(32 · generators).
+/// O(32 · generators) dot products.
 pub(crate) fn cone_of(generators: &[[f64; 3]]) -> Option<NormalCone> {
     let mut units = Vec::with_capacity(generators.len());
     for &g in generators {
@@ -99,22 +99,24 @@ pub(crate) fn cone_of(generators: &[[f64; 3]]) -> Option<NormalCone> {
         return None;
     }
     let mut axis = sum.map(|x| x / l);
+    // The farthest generator from an axis is the one of smallest dot product (unit vectors).
     let worst = |axis: [f64; 3]| {
         units
             .iter()
-            .map(|&u| (angle(axis, u), u))
-            .fold((0.0f64, axis), |a, b| if b.0 > a.0 { b } else { a })
+            .map(|&u| (dot(axis, u), u))
+            .fold((f64::INFINITY, axis), |a, b| if b.0 < a.0 { b } else { a })
     };
     let mut best: Option<NormalCone> = None;
     for step in 1..=32 {
-        let (theta, far) = worst(axis);
-        if theta + ANGLE_EPS < core::f64::consts::FRAC_PI_2
-            && best.is_none_or(|b| theta + ANGLE_EPS < b.half_angle)
-        {
-            best = Some(NormalCone {
-                axis,
-                half_angle: theta + ANGLE_EPS,
-            });
+        let (cos, far) = worst(axis);
+        if cos > 0.0 {
+            let theta = angle(axis, far) + ANGLE_EPS;
+            if theta < core::f64::consts::FRAC_PI_2 && best.is_none_or(|b| theta < b.half_angle) {
+                best = Some(NormalCone {
+                    axis,
+                    half_angle: theta,
+                });
+            }
         }
         let f = 1.0 / (step as f64 + 1.0);
         let moved = [0, 1, 2].map(|d| axis[d] + f * (far[d] - axis[d]));

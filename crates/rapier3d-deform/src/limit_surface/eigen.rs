@@ -260,10 +260,10 @@ impl LoopEigen {
     /// # Performance
     /// O(n + 6).
     pub fn advance(&self, coefficients: &mut [[f64; 3]], steps: u32) {
-        let j = steps as i32;
+        let j = steps as f64;
         let coupled = self.jordan.map(|(a, b)| (a, coefficients[b]));
         for (c, &mu) in coefficients.iter_mut().zip(&self.eigenvalues) {
-            let f = mu.powi(j);
+            let f = mu.powf(j);
             for x in c.iter_mut() {
                 *x *= f;
             }
@@ -271,7 +271,7 @@ impl LoopEigen {
         if let Some((a, cb)) = coupled
             && steps > 0
         {
-            let g = steps as f64 * self.eigenvalues[a].powi(j - 1);
+            let g = j * self.eigenvalues[a].powf(j - 1.0);
             for d in 0..3 {
                 coefficients[a][d] += g * cb[d];
             }

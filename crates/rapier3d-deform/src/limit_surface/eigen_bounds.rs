@@ -166,3 +166,26 @@ pub fn eigen_bounds(valence: usize) -> Result<&'static EigenBounds> {
     let eig = loop_eigen(valence)?;
     Ok(TABLE[valence - MIN_VALENCE].get_or_init(|| EigenBounds::build(eig)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn characteristic_map_is_regular_and_subdominant_bounds_are_sharp() {
+        for n in MIN_VALENCE..=MAX_VALENCE {
+            let b = eigen_bounds(n).unwrap();
+            // Φ₁ₓ₂ excludes 0 (positive: the ring runs counter-clockwise like (u, v)).
+            assert!(b.cross().lo > 0.0, "valence {n}: {:?}", b.cross());
+            assert_eq!(b.du()[0], Interval64::ZERO);
+            // The subdominant derivatives change sign over the domain (they rotate with the
+            // ring) and the higher ones contain 0 (eq. 5).
+            for i in 1..b.du().len() {
+                assert!(
+                    b.du()[i].contains(0.0) && b.dv()[i].contains(0.0),
+                    "valence {n}, {i}"
+                );
+            }
+        }
+    }
+}
