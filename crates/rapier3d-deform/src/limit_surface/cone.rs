@@ -95,7 +95,7 @@ pub(crate) fn cone_of(generators: &[[f64; 3]]) -> Option<NormalCone> {
         }
     }
     let l = norm(sum);
-    if !(l > 1e-300) {
+    if l.is_nan() || l <= 1e-300 {
         return None;
     }
     let mut axis = sum.map(|x| x / l);
@@ -121,7 +121,7 @@ pub(crate) fn cone_of(generators: &[[f64; 3]]) -> Option<NormalCone> {
         let f = 1.0 / (step as f64 + 1.0);
         let moved = [0, 1, 2].map(|d| axis[d] + f * (far[d] - axis[d]));
         let l = norm(moved);
-        if !(l > 0.0) {
+        if l.is_nan() || l <= 0.0 {
             break;
         }
         axis = moved.map(|x| x / l);
