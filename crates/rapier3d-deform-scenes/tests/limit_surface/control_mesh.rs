@@ -71,8 +71,8 @@ fn every_patch_cone_holds_the_whole_meshs_limit_normals() {
         let bounds = patches.normal_bounds(control.positions()).unwrap();
         let mut kinds = [0usize; 2];
         for t in 0..patches.patch_count() {
-            kinds[matches!(patches.kind(t), PatchKind::Irregular { .. }) as usize] += 1;
-            let ids = patches.control_indices(t);
+            kinds[matches!(patches.kind(t), Some(PatchKind::Irregular { .. })) as usize] += 1;
+            let ids = patches.control_indices(t).unwrap();
             assert_eq!(
                 ids[0..3]
                     .iter()
@@ -82,6 +82,8 @@ fn every_patch_cone_holds_the_whole_meshs_limit_normals() {
             );
         }
         assert!(kinds[0] > 0 && kinds[1] > 0);
+        let last = patches.patch_count();
+        assert!(patches.kind(last).is_none() && patches.control_indices(last).is_none());
         // Deep subdivision of the whole mesh: fine triangles 4^L t .. 4^L (t+1) refine patch t.
         let sub = LoopSubdivision::new(control.clone(), levels).unwrap();
         let fine = sub.deformed_positions();

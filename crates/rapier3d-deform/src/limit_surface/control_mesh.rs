@@ -174,20 +174,27 @@ impl LimitPatches {
         self.kinds.len()
     }
 
-    /// The kind of patch `t`.
-    ///
-    /// # Panics
-    /// When `t ≥ patch_count()` (an index the caller owns).
-    pub fn kind(&self, t: usize) -> PatchKind {
-        self.kinds[t]
+    /// The kind of patch `t` (`None` when `t ≥ patch_count()`).
+    pub fn kind(&self, t: usize) -> Option<PatchKind> {
+        self.kinds.get(t).copied()
     }
 
-    /// The control points of patch `t` (vertex indices, canonical order).
-    ///
-    /// # Panics
-    /// When `t ≥ patch_count()`.
-    pub fn control_indices(&self, t: usize) -> &[u32] {
-        &self.indices[self.offsets[t] as usize..self.offsets[t + 1] as usize]
+    /// The control points of patch `t` (vertex indices, canonical order; `None` when
+    /// `t ≥ patch_count()`).
+    pub fn control_indices(&self, t: usize) -> Option<&[u32]> {
+        let (a, b) = (*self.offsets.get(t)?, *self.offsets.get(t + 1)?);
+        self.indices.get(a as usize..b as usize)
+    }
+
+    fn patch_points(&self, t: usize, positions: &[Vec3]) -> Vec<[f64; 3]> {
+        let (a, b) = (self.offsets[t] as usize, self.offsets[t + 1] as usize);
+        self.indices[a..b]
+            .iter()
+            .map(|&i| {
+                let p = positions[i as usize];
+                [p.x as f64, p.y as f64, p.z as f64]
+            })
+            .collect()
     }
 
     /// The normal bound of every patch for control points `positions` (one per control vertex):
@@ -210,14 +217,9 @@ impl LimitPatches {
         crate::math::validate_positions("control point", positions)?;
         (0..self.patch_count())
             .map(|t| {
-                let pts: Vec<[f64; 3]> = self
-                    .control_indices(t)
-                    .iter()
-                    .map(|&i| {
-                        let p = positions[i as usize];
-                        [p.x as f64, p.y as f64, p.z as f64]
-                    })
-                    .collect();
+                // Indices were checked against the vertex count when built, and the length
+                // against it above.
+                let pts = self.patch_points(t, positions);
                 match self.kinds[t] {
                     PatchKind::Regular => regular_normal_bound(&pts),
                     PatchKind::Irregular { valence } => tightened_normal_bound(valence, &pts),
