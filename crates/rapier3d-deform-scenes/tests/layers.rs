@@ -23,6 +23,8 @@ const LAYERS: &[&[&str]] = &[
     // Loaders: meshes, skeletons, clips and deformers from files.
     &["io"],
     &["bounds"],
+    // Loop limit surfaces: eigenstructure and normal bounds of limit patches.
+    &["limit_surface"],
     &["geometry"],
     &["bn_tree"],
     &["proxy", "plasticity", "avatar"],

@@ -331,6 +331,43 @@ pub enum DeformError {
         /// The name asked for.
         name: String,
     },
+    /// A vertex lies on the boundary of a mesh that must be closed (limit-surface patches have no
+    /// boundary rules).
+    #[error("vertex {vertex} lies on the mesh boundary; limit-surface patches need a closed mesh")]
+    BoundaryVertex {
+        /// The vertex.
+        vertex: u32,
+    },
+    /// A vertex's triangles do not form one fan around it (two fans meet at the vertex).
+    #[error("vertex {vertex} is non-manifold: its {triangles} triangles do not form one fan")]
+    NonManifoldVertex {
+        /// The vertex.
+        vertex: u32,
+        /// How many triangles use it.
+        triangles: usize,
+    },
+    /// A vertex's valence is outside the tabulated range.
+    #[error("vertex {vertex} has valence {valence}, outside the supported {min}..={max}")]
+    UnsupportedValence {
+        /// The vertex.
+        vertex: u32,
+        /// Its valence (number of edges).
+        valence: usize,
+        /// The smallest supported valence.
+        min: usize,
+        /// The largest supported valence.
+        max: usize,
+    },
+    /// A triangle has more than one irregular corner (subdivide the control mesh once first).
+    #[error(
+        "triangle {triangle} has {irregular} corners of valence other than 6; at most one is supported (subdivide once)"
+    )]
+    TooManyIrregularCorners {
+        /// The triangle.
+        triangle: usize,
+        /// How many of its corners are irregular.
+        irregular: usize,
+    },
     /// An operation needs something the object was not built with.
     #[error("{what}: {reason}")]
     NotAvailable {

@@ -22,6 +22,7 @@
 //! | [`deformation`] | the deformers: skinning, example blend, morph targets, point-based (MLS), Loop subdivision |
 //! | [`io`] | glTF (skins, animations, morph targets) and OBJ loaders with load reports |
 //! | [`bounds`] | O(m) patch bounds: AABBs (limited convex combinations), normal bounds and cones (BN-Tree), OBBs, morph-target bounds |
+//! | [`limit_surface`] | Loop limit surfaces: eigenstructure of the local subdivision matrix, eigenbasis normal bounds of limit patches (Grinspun & Schröder 2001) |
 //! | [`geometry`] | exact orientation predicates and triangle–triangle tests |
 //! | [`bn_tree`] | the BN-Tree: build, lazy refit, traversal, update fronts, contour tests, self-collision queries |
 //! | [`avatar`] | per-bone oriented boxes of a skinned avatar, cut into slabs and bounded conservatively each frame, for cloth–skin contacts (Pelechano 2002) |
@@ -46,6 +47,8 @@ pub mod deformation;
 pub mod io;
 
 pub mod bounds;
+// Loop limit surfaces: eigenbasis normal bounds.
+pub mod limit_surface;
 
 pub mod geometry;
 

@@ -191,8 +191,9 @@ impl GovernedDeformation for LoopSubdivision {
     }
 }
 
-/// Loop's original vertex weight for an interior vertex of valence `n`.
-fn loop_beta(n: usize) -> f64 {
+/// Loop's original vertex weight for an interior vertex of valence `n`:
+/// `β(n) = (1/n) (5/8 − (3/8 + ¼ cos(2π/n))²)`.
+pub(crate) fn loop_beta(n: usize) -> f64 {
     let n = n as f64;
     let c = 0.375 + 0.25 * (2.0 * core::f64::consts::PI / n).cos();
     (0.625 - c * c) / n

@@ -32,6 +32,7 @@ mod point_based;
 mod skinning;
 
 pub use example_blend::ExampleBlend;
+pub(crate) use loop_subdivision::loop_beta;
 pub use loop_subdivision::{LoopSubdivision, MAX_LOOP_LEVELS};
 pub use morph_deltas::{MorphDeltas, MorphGroup};
 pub(crate) use morph_targets::check_target_weights;

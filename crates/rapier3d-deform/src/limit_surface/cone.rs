@@ -1,0 +1,161 @@
+//! Normal cones (axis, half-angle) of a set of generators: the conical hull of vectors whose non-negative combinations hold every normal (seed §4, normal cones).
+
+/// A cone of directions: every direction within `half_angle` of `axis` (unit), `half_angle < π/2`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NormalCone {
+    axis: [f64; 3],
+    half_angle: f64,
+}
+
+/// The normal bound of a limit patch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum NormalBound {
+    /// Every normal of the patch lies in the cone.
+    Cone(NormalCone),
+    /// No cone narrower than a half-space was proven: the patch may be folded, or it is
+    /// degenerate (a vanishing tangent plane at its irregular corner, zero-area control data).
+    Unbounded,
+}
+
+impl NormalBound {
+    /// The cone, if any.
+    pub fn cone(&self) -> Option<&NormalCone> {
+        match self {
+            NormalBound::Cone(c) => Some(c),
+            NormalBound::Unbounded => None,
+        }
+    }
+}
+
+impl NormalCone {
+    /// The unit axis.
+    pub fn axis(&self) -> [f64; 3] {
+        self.axis
+    }
+
+    /// The half-angle in radians, in `[0, π/2)`.
+    pub fn half_angle(&self) -> f64 {
+        self.half_angle
+    }
+
+    /// The angle between `direction` (any length, non-zero) and the axis, radians.
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn angle_to(&self, direction: [f64; 3]) -> f64 {
+        angle(self.axis, direction)
+    }
+}
+
+fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+fn norm(a: [f64; 3]) -> f64 {
+    dot(a, a).sqrt()
+}
+
+/// The angle between two non-zero vectors (robust near 0 and π: `atan2(|a×b|, a·b)`).
+pub(crate) fn angle(a: [f64; 3], b: [f64; 3]) -> f64 {
+    let c = [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ];
+    norm(c).atan2(dot(a, b))
+}
+
+/// Angular slack added to every half-angle: covers the rounding of the angle computations.
+const ANGLE_EPS: f64 = 1e-9;
+
+/// The narrowest cone this module finds around all `generators`, or `None` when a generator is
+/// zero or not finite, or no axis sees all of them at less than a right angle.
+///
+/// The axis starts at the normalised sum of the unit generators and is then moved towards the
+/// farthest generator with shrinking steps (Bădoiu–Clarkson on the sphere); any axis gives a
+/// valid cone (the half-angle is the largest angle to a generator), the steps only narrow it.
+/// The cone holds the conical hull of the generators because a cone narrower than a half-space
+/// is convex.
+///
+/// # Performance
+/// O(32 · generators) dot products.
+pub(crate) fn cone_of(generators: &[[f64; 3]]) -> Option<NormalCone> {
+    let mut units = Vec::with_capacity(generators.len());
+    for &g in generators {
+        let l = norm(g);
+        if !(l > 0.0 && l.is_finite()) {
+            return None;
+        }
+        units.push(g.map(|x| x / l));
+    }
+    let mut sum = [0.0; 3];
+    for u in &units {
+        for d in 0..3 {
+            sum[d] += u[d];
+        }
+    }
+    let l = norm(sum);
+    if l.is_nan() || l <= 1e-300 {
+        return None;
+    }
+    let mut axis = sum.map(|x| x / l);
+    // The farthest generator from an axis is the one of smallest dot product (unit vectors).
+    let worst = |axis: [f64; 3]| {
+        units
+            .iter()
+            .map(|&u| (dot(axis, u), u))
+            .fold((f64::INFINITY, axis), |a, b| if b.0 < a.0 { b } else { a })
+    };
+    let mut best: Option<NormalCone> = None;
+    for step in 1..=32 {
+        let (cos, far) = worst(axis);
+        if cos > 0.0 {
+            let theta = angle(axis, far) + ANGLE_EPS;
+            if theta < core::f64::consts::FRAC_PI_2 && best.is_none_or(|b| theta < b.half_angle) {
+                best = Some(NormalCone {
+                    axis,
+                    half_angle: theta,
+                });
+            }
+        }
+        let f = 1.0 / (step as f64 + 1.0);
+        let moved = [0, 1, 2].map(|d| axis[d] + f * (far[d] - axis[d]));
+        let l = norm(moved);
+        if l.is_nan() || l <= 0.0 {
+            break;
+        }
+        axis = moved.map(|x| x / l);
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cone_holds_generators_and_rejects_opposites() {
+        let g = [
+            [1.0, 0.0, 1.0],
+            [-1.0, 0.0, 1.0],
+            [0.0, 1.0, 1.0],
+            [0.0, -1.0, 1.0],
+        ];
+        let c = cone_of(&g).unwrap();
+        assert!((c.half_angle() - core::f64::consts::FRAC_PI_4).abs() < 1e-6);
+        for v in g {
+            assert!(c.angle_to(v) <= c.half_angle());
+        }
+        assert!(cone_of(&[[0.0, 0.0, 1.0], [0.0, 0.0, -1.0]]).is_none());
+        assert!(cone_of(&[[0.0, 0.0, 1.0], [0.0, 0.0, 0.0]]).is_none());
+        assert!(
+            cone_of(&[
+                [1.0, 0.0, 0.0],
+                [0.0, 1.0, 0.0],
+                [0.0, 0.0, 1.0],
+                [-1.0, -1.0, -0.9]
+            ])
+            .is_none()
+        );
+    }
+}
