@@ -19,6 +19,11 @@
 //! * `balls_touching`: balls that had an active contact with the character (the rain hit it).
 //!
 //! Every asset is scaled so its rest pose's largest extent is 2 m and stands on a ground plane.
+//!
+//! `pose_us_per_step_fox_x1`, `_x4`, `_x16`: the Fox as one `SkinnedCollider` Loop-subdivided 0, 1
+//! and 2 times (576, 2,304 and 9,216 triangles, the same 24-joint rig), median µs of
+//! `SkinnedCollider::pose_bones` over its Run clip; `pose_cost_ratio_x16_vs_x1` should stay near 1
+//! (O(bones) posing, no vertex deformed).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -486,6 +491,22 @@ pub fn run(options: &RunOptions) -> SceneReport {
             m.touched.to_string(),
         ]);
     }
+    let flat = pose_cost_by_subdivision(if options.quick { 40 } else { 400 });
+    for (name, (triangles, us)) in [
+        "pose_us_per_step_fox_x1",
+        "pose_us_per_step_fox_x4",
+        "pose_us_per_step_fox_x16",
+    ]
+    .into_iter()
+    .zip(&flat)
+    {
+        report.metric(name, *us, format!("{triangles} triangles, pose_bones"));
+    }
+    report.metric(
+        "pose_cost_ratio_x16_vs_x1",
+        flat[2].1 / flat[0].1.max(1e-9),
+        "target: flat (O(bones))",
+    );
     report.metric("steps", sizes.steps as f64, "");
     report.metric(
         "balls",
@@ -494,4 +515,46 @@ pub fn run(options: &RunOptions) -> SceneReport {
     );
     report.sections.push(section);
     report
+}
+
+/// The Fox Loop-subdivided 0, 1 and 2 times as one `SkinnedCollider`: (triangles, median µs of
+/// `pose_bones`) over `calls` calls cycling through 30 frames of its Run clip.
+fn pose_cost_by_subdivision(calls: usize) -> Vec<(usize, f64)> {
+    (0..3)
+        .map(|level| {
+            let fox = rapier3d_deform_scenes::fox::SubdividedFox::load(
+                rapier3d_deform_scenes::asset_path("skinned/Fox.glb"),
+                level,
+            )
+            .unwrap_or_else(|e| panic!("loading the Fox failed: {e}"));
+            let clip = fox
+                .clip("Run")
+                .unwrap_or_else(|| panic!("Fox.glb has no Run clip"))
+                .clone();
+            let frames: Vec<_> = (0..30)
+                .map(|k| {
+                    let t = clip.duration() * k as f32 / 30.0;
+                    fox.asset()
+                        .skeleton
+                        .world_transforms(&clip, clip.looped_time(t))
+                })
+                .collect();
+            let mut world = PhysicsWorld::new();
+            world.narrow_phase = DeformDispatcher::narrow_phase();
+            let mut collider =
+                SkinnedColliderBuilder::new(fox.mesh().clone(), fox.skinning().clone())
+                    .and_then(|b| b.build(&mut world))
+                    .unwrap_or_else(|e| panic!("{e}"));
+            let mut times: Vec<f64> = (0..calls)
+                .map(|k| {
+                    let start = Instant::now();
+                    collider
+                        .pose_bones(&mut world.colliders, &frames[k % frames.len()])
+                        .unwrap_or_else(|e| panic!("{e}"));
+                    start.elapsed().as_secs_f64() * 1e6
+                })
+                .collect();
+            (fox.mesh().triangle_count(), median(&mut times))
+        })
+        .collect()
 }
