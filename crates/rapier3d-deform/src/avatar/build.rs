@@ -99,6 +99,10 @@ pub struct AvatarBoxes {
     pub(crate) slab_triangles: Vec<u32>,
     /// Per vertex, the bone of largest weight.
     pub(crate) dominant_bone: Vec<u32>,
+    /// Largest distance of a rest vertex from the origin.
+    pub(crate) rest_radius: f32,
+    /// Largest number of influences of a vertex.
+    pub(crate) max_influences: u32,
     pub(crate) options: AvatarOptions,
 }
 
@@ -167,6 +171,8 @@ impl AvatarBoxes {
             slabs: Vec::new(),
             slab_triangles: Vec::new(),
             dominant_bone,
+            rest_radius: rest.iter().fold(0f32, |r, p| r.max(p.length())),
+            max_influences: weights.max_influences() as u32,
             options,
         };
         for (bone, triangles) in bone_triangles.iter().enumerate() {

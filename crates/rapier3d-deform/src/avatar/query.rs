@@ -131,7 +131,6 @@ impl AvatarQuery {
         }
         // |posed vertex| ≤ max_k (‖A_k‖ |p0| + |t_k|); its f32 evaluation rounds by at most
         // (2i + 4) ε of that for i influences. Doubled for the maps into box frames.
-        let rest_magnitude = avatar.rest.iter().fold(0f32, |m, p| m.max(p.length()));
         let world_magnitude = governors.iter().fold(0f32, |m, g| {
             let a: f32 = g
                 .linear
@@ -140,9 +139,9 @@ impl AvatarQuery {
                 .map(|x| x * x)
                 .sum::<f32>()
                 .sqrt();
-            m.max(a * rest_magnitude + g.translation.length())
+            m.max(a * avatar.rest_radius + g.translation.length())
         });
-        let influences = avatar.weights.max_influences() as f32;
+        let influences = avatar.max_influences as f32;
         self.vertex_slack = 4.0 * (2.0 * influences + 4.0) * f32::EPSILON * world_magnitude;
         Ok(())
     }

@@ -152,6 +152,18 @@ pub struct BnTree {
     /// Largest distance of a rest vertex from the origin.
     #[cfg_attr(feature = "serde-serialize", serde(default))]
     pub(crate) rest_radius: f32,
+    /// Largest number of influences of a vertex (weight changes keep row lengths).
+    #[cfg_attr(
+        feature = "serde-serialize",
+        serde(default = "crate::bn_tree::build::most_influences")
+    )]
+    pub(crate) max_influences: u32,
+}
+
+/// The influence count assumed for a tree serialized without one: the crate's limit.
+#[cfg(feature = "serde-serialize")]
+fn most_influences() -> u32 {
+    crate::limits::MAX_INFLUENCES as u32
 }
 
 impl BnTree {
@@ -216,6 +228,7 @@ impl BnTree {
             rest_points: None,
             min_rest_altitude: min_altitude(mesh, rest),
             rest_radius: rest.iter().fold(0f32, |r, p| r.max(p.length())),
+            max_influences: weights.max_influences() as u32,
         };
         tree.bisect(&neighbours);
         tree.compute_boundaries(&neighbours);

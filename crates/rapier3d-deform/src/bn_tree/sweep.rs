@@ -1,8 +1,8 @@
 //! The small-mesh route of a self-collision query: deform every vertex, sort the triangles' boxes along one axis and sweep, with the traversal's exact triangle tests.
 
 use super::SelfCollisionQuery;
-use super::SelfCollisionStats;
 use super::build::BnTree;
+use super::{CullingMode, RefitPolicy, SelfCollisionStats};
 #[cfg(doc)]
 use crate::error::DeformError;
 use crate::error::Result;
@@ -20,6 +20,29 @@ use std::time::Instant;
 pub const SWEEP_BELOW_TRIANGLES: usize = 1024;
 
 impl SelfCollisionQuery {
+    /// [`Self::run_sweep`] for a mesh below [`SWEEP_BELOW_TRIANGLES`] triangles, else
+    /// [`Self::run`] with [`RefitPolicy::OnDemand`] and `mode`: the route a caller that only wants
+    /// the pairs should take. The sweep finds every pair whatever `mode` says.
+    ///
+    /// # Errors
+    /// As [`Self::run`].
+    ///
+    /// # Performance
+    /// The route's.
+    pub fn run_by_mesh_size(
+        &mut self,
+        tree: &BnTree,
+        governors: &[Affine],
+        mode: CullingMode,
+        out: &mut Vec<[u32; 2]>,
+    ) -> Result<SelfCollisionStats> {
+        if tree.mesh.triangle_count() < SWEEP_BELOW_TRIANGLES {
+            self.run_sweep(tree, governors, out)
+        } else {
+            self.run(tree, governors, RefitPolicy::OnDemand, mode, out)
+        }
+    }
+
     /// Finds every colliding triangle pair like [`Self::run`] in conservative mode (the same
     /// pairs, sorted), without the tree's culling: every vertex is deformed, the triangles'
     /// boxes are sorted along the axis of largest extent and swept, and overlapping boxes get the

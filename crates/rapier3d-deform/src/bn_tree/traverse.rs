@@ -342,7 +342,7 @@ fn pose_is_resolved(tree: &BnTree, governors: &[Affine]) -> bool {
         magnitude = magnitude.max(hi * tree.rest_radius + g.translation.length());
         smallest = smallest.min(lo);
     }
-    let influences = tree.weights.max_influences() as f32;
+    let influences = tree.max_influences as f32;
     let rounding = (2.0 * influences + 4.0) * f32::EPSILON * magnitude;
     !smallest.is_finite() || rounding <= tree.min_rest_altitude * smallest
 }

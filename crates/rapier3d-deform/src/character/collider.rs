@@ -8,10 +8,7 @@ use rapier3d::parry::shape::Shape;
 use rapier3d::pipeline::PhysicsWorld;
 
 use super::pose::{pose_deformable_mesh, pose_deformable_mesh_with_morphs};
-use crate::bn_tree::{
-    BnTree, BnTreeOptions, CullingMode, RefitPolicy, SWEEP_BELOW_TRIANGLES, SelfCollisionQuery,
-    SelfCollisionStats,
-};
+use crate::bn_tree::{BnTree, BnTreeOptions, CullingMode, SelfCollisionQuery, SelfCollisionStats};
 use crate::deformation::{LinearBlendSkinning, MorphDeltas};
 use crate::error::{DeformError, Result};
 use crate::governor::{Affine, GovernedDeformation};
@@ -806,20 +803,12 @@ impl SkinnedCollider {
                 what: "SkinnedCollider::find_self_collisions",
                 reason: "enable them with SkinnedColliderBuilder::self_collisions",
             })?;
-        state.stats = if self.tree.mesh().triangle_count() < SWEEP_BELOW_TRIANGLES {
-            // A game-size mesh: every pair, by sort-and-sweep, faster than the traversal.
-            state
-                .query
-                .run_sweep(&self.tree, self.skin.governors(), &mut state.pairs)?
-        } else {
-            state.query.run(
-                &self.tree,
-                self.skin.governors(),
-                RefitPolicy::OnDemand,
-                state.mode,
-                &mut state.pairs,
-            )?
-        };
+        state.stats = state.query.run_by_mesh_size(
+            &self.tree,
+            self.skin.governors(),
+            state.mode,
+            &mut state.pairs,
+        )?;
         if state.ignore_rest && !state.rest.is_empty() {
             let rest = &state.rest;
             state.pairs.retain(|p| rest.binary_search(p).is_err());

@@ -2,9 +2,7 @@
 
 use rapier3d::geometry::{ColliderHandle, ColliderSet};
 
-use crate::bn_tree::{
-    CullingMode, RefitPolicy, SWEEP_BELOW_TRIANGLES, SelfCollisionQuery, SelfCollisionStats,
-};
+use crate::bn_tree::{CullingMode, SelfCollisionQuery, SelfCollisionStats};
 use crate::error::{DeformError, Result};
 use crate::shape::DeformableMeshShape;
 
@@ -32,7 +30,7 @@ struct Entry {
 /// for [t1, t2] in self_collisions.pairs(cat)? { … }
 /// ```
 ///
-/// Meshes below [`SWEEP_BELOW_TRIANGLES`] triangles (game-size characters) are checked by
+/// Meshes below [`crate::bn_tree::SWEEP_BELOW_TRIANGLES`] triangles (game-size characters) are checked by
 /// [`SelfCollisionQuery::run_sweep`] instead, which finds every pair (in either culling mode)
 /// faster than the traversal at that size.
 ///
@@ -116,20 +114,12 @@ impl DeformableMeshSelfCollisions {
     pub fn update(&mut self, colliders: &ColliderSet) -> Result<()> {
         for entry in &mut self.entries {
             let shape = DeformableMeshShape::of_collider(colliders, entry.collider)?;
-            entry.stats = if shape.tree().mesh().triangle_count() < SWEEP_BELOW_TRIANGLES {
-                // A game-size mesh: every pair, by sort-and-sweep, faster than the traversal.
-                entry
-                    .query
-                    .run_sweep(shape.tree(), shape.governors(), &mut entry.pairs)?
-            } else {
-                entry.query.run(
-                    shape.tree(),
-                    shape.governors(),
-                    RefitPolicy::OnDemand,
-                    self.mode,
-                    &mut entry.pairs,
-                )?
-            };
+            entry.stats = entry.query.run_by_mesh_size(
+                shape.tree(),
+                shape.governors(),
+                self.mode,
+                &mut entry.pairs,
+            )?;
         }
         Ok(())
     }
