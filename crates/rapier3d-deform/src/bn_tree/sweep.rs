@@ -14,9 +14,9 @@ use std::time::Instant;
 /// Below this many triangles a sort-and-sweep over every triangle box beats the BN-Tree
 /// traversal, whose per-node bounds, contour tests and front bookkeeping cost more than they
 /// prune on a mesh this small. Measured on the Fox's Walk and Run clips (`self_fox_game`,
-/// BENCHMARKS.md), median ms per frame: at 576 triangles the sweep took 0.52 and the BN-Tree
-/// 0.69 (collider preset) to 0.84 (self-collision preset); at 2,304 triangles the BN-Tree took
-/// 1.48–1.76 and the sweep 2.40. The crossover, interpolated on a log scale, is near 1,000.
+/// BENCHMARKS.md), median ms per frame: at 576 triangles the sweep took 0.40 and the BN-Tree
+/// 0.51 (collider preset) to 0.64 (self-collision preset); at 2,304 triangles the BN-Tree took
+/// 1.06–1.32 and the sweep 1.92. The crossover, interpolated on a log scale, is near 1,000.
 pub const SWEEP_BELOW_TRIANGLES: usize = 1024;
 
 impl SelfCollisionQuery {
