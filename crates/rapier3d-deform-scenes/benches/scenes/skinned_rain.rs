@@ -864,9 +864,17 @@ fn report_outcome(
     );
     let mut section = Section {
         title: format!("per-route step times (ms), {}", weather.name),
-        header: ["route", "mean", "median", "max", "update mean"]
-            .map(String::from)
-            .to_vec(),
+        header: [
+            "route",
+            "mean",
+            "median",
+            "max",
+            "update mean",
+            "contacts mean",
+            "ms per 1k contacts",
+        ]
+        .map(String::from)
+        .to_vec(),
         rows: Vec::new(),
     };
     for (r, t) in ROUTES.iter().zip(&o.tallies) {
@@ -877,6 +885,11 @@ fn report_outcome(
             format!("{:.3}", median(&mut xs)),
             format!("{:.3}", max(&t.total_ms)),
             format!("{:.3}", mean(&t.update_ms)),
+            format!("{:.0}", mean(&t.contacts)),
+            format!(
+                "{:.3}",
+                1e3 * mean(&t.total_ms) / mean(&t.contacts).max(1.0)
+            ),
         ]);
     }
     report.sections.push(section);

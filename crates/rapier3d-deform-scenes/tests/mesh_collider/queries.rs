@@ -8,7 +8,7 @@ use rapier3d::parry::query::{
     ClosestPoints, ContactManifold, DefaultQueryDispatcher, PersistentQueryDispatcher, PointQuery,
     QueryDispatcher, Ray, RayCast, ShapeCastOptions,
 };
-use rapier3d::parry::shape::{Ball, Capsule, Cuboid, Shape, TriMesh, Voxels};
+use rapier3d::parry::shape::{Ball, Capsule, Cuboid, Shape, TriMesh, TriMeshFlags, Voxels};
 use rapier3d_deform::math::{Quat, Vec3};
 use rapier3d_deform::query::DeformDispatcher;
 use rapier3d_deform::shape::DeformableMeshShape;
@@ -17,13 +17,25 @@ use crate::common;
 
 /// The shape at a bent pose and the parry `TriMesh` of its deformed vertices.
 fn fixture() -> (DeformableMeshShape, TriMesh) {
+    fixture_with(false)
+}
+
+/// [`fixture`], with `fixed_edges` the shape using triangle pseudo-normals and the `TriMesh`
+/// built with parry's `FIX_INTERNAL_EDGES_TWO_SIDED` (the same normal cones).
+fn fixture_with(fixed_edges: bool) -> (DeformableMeshShape, TriMesh) {
     let tree = common::capped_tube_tree(24, 20);
     let mut shape = DeformableMeshShape::new(tree.clone(), &common::bent_tube_pose(0.0)).unwrap();
     shape.set_governors(&common::bent_tube_pose(0.35)).unwrap();
     // A reference built independently of the shape's lazy cache.
     let clone = shape.clone();
     let verts = clone.deformed_vertices();
-    let trimesh = TriMesh::new(verts, tree.mesh().triangles().to_vec()).unwrap();
+    let flags = if fixed_edges {
+        shape = shape.with_fixed_internal_edges().unwrap();
+        TriMeshFlags::FIX_INTERNAL_EDGES | TriMeshFlags::FIX_INTERNAL_EDGES_TWO_SIDED
+    } else {
+        TriMeshFlags::empty()
+    };
+    let trimesh = TriMesh::with_flags(verts, tree.mesh().triangles().to_vec(), flags).unwrap();
     (shape, trimesh)
 }
 
@@ -65,10 +77,13 @@ fn deepest(m: &ContactManifold<(), f32>) -> Real {
     m.points.iter().map(|p| p.dist).fold(Real::MAX, Real::min)
 }
 
-fn assert_manifolds_match(
+/// Non-empty manifolds pair up by `key`, with point counts within ±1 and deepest depths within
+/// 1e-4 relative; with `normals`, their normals agree to 1e-4 too.
+fn assert_manifolds_match_with(
     ours: &Manifolds,
     theirs: &Manifolds,
     key: impl Fn(&ContactManifold<(), f32>) -> u32,
+    normals: bool,
 ) {
     let ours: Vec<_> = ours.iter().filter(|m| !m.points.is_empty()).collect();
     let theirs: Vec<_> = theirs.iter().filter(|m| !m.points.is_empty()).collect();
@@ -99,12 +114,32 @@ fn assert_manifolds_match(
             "triangle {}: depth {a} vs {b}",
             key(m)
         );
+        if normals {
+            assert!(
+                (o.local_n1 - m.local_n1).length() <= 1e-4,
+                "triangle {}: normal {:?} vs {:?}",
+                key(m),
+                o.local_n1,
+                m.local_n1
+            );
+        }
     }
 }
 
 #[test]
 fn contact_manifolds_match_trimesh_in_both_orders() {
-    let (shape, trimesh) = fixture();
+    contact_manifolds_match(false);
+}
+
+#[test]
+fn contact_manifolds_with_fixed_internal_edges_match_trimesh_with_pseudo_normals() {
+    contact_manifolds_match(true);
+}
+
+/// Manifolds of the shape against ball, cuboid and capsule at 200 poses each, in both argument
+/// orders, equal the `TriMesh`'s of [`fixture_with`]`(fixed_edges)`.
+fn contact_manifolds_match(fixed_edges: bool) {
+    let (shape, trimesh) = fixture_with(fixed_edges);
     let prediction = 0.02;
     let mut touching = 0;
     for (seed, other) in others().into_iter().enumerate() {
@@ -119,7 +154,7 @@ fn contact_manifolds_match_trimesh_in_both_orders() {
                 .contact_manifolds(&pose, &trimesh, &*other, prediction, &mut theirs, &mut ws2)
                 .unwrap();
             assert!(ws1.is_some(), "the workspace must be set");
-            assert_manifolds_match(&ours, &theirs, |m| m.subshape1);
+            assert_manifolds_match_with(&ours, &theirs, |m| m.subshape1, fixed_edges);
             touching += ours.iter().filter(|m| !m.points.is_empty()).count();
 
             let inv = pose.inverse();
@@ -131,7 +166,7 @@ fn contact_manifolds_match_trimesh_in_both_orders() {
             DefaultQueryDispatcher
                 .contact_manifolds(&inv, &*other, &trimesh, prediction, &mut theirs, &mut ws2)
                 .unwrap();
-            assert_manifolds_match(&ours, &theirs, |m| m.subshape2);
+            assert_manifolds_match_with(&ours, &theirs, |m| m.subshape2, fixed_edges);
             for m in &ours {
                 assert_eq!(m.subshape1, 0);
             }

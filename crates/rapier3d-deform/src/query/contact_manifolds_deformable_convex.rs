@@ -2,6 +2,7 @@
 
 use rapier3d::math::{Pose, Real};
 use rapier3d::parry::bounding_volume::BoundingVolume;
+use rapier3d::parry::query::details::NormalConstraints;
 use rapier3d::parry::query::{
     ContactManifold, ContactManifoldsWorkspace, DefaultQueryDispatcher, PersistentQueryDispatcher,
     TypedWorkspaceData, WorkspaceData,
@@ -52,6 +53,8 @@ pub(super) fn contact_manifolds<ManifoldData, ContactData>(
         let (s1, s2) = if flipped { (0, t) } else { (t, 0) };
         let manifold = slots.next(s1, s2);
         manifold.mark_shapes_deformed();
+        let cone = pair.mesh.contact_normal_cone(t, tri);
+        let normals = cone.as_ref().map(|c| c as &dyn NormalConstraints);
         let _ = if flipped {
             // `pos_mo.inverse()` rather than `pos12`: the pose parry's own TriMesh path uses, so
             // that near-degenerate clipping decides as it does for a TriMesh.
@@ -60,13 +63,13 @@ pub(super) fn contact_manifolds<ManifoldData, ContactData>(
                 pair.other,
                 tri,
                 None,
-                None,
+                normals,
                 prediction,
                 manifold,
             )
         } else {
             DefaultQueryDispatcher.contact_manifold_convex_convex(
-                pos12, tri, pair.other, None, None, prediction, manifold,
+                pos12, tri, pair.other, normals, None, prediction, manifold,
             )
         };
     });

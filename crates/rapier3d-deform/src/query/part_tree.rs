@@ -140,22 +140,15 @@ impl<'a> Tree<'a> {
     /// Calls `f` on every part of leaf `node` until it returns `false`; returns `false` if it did.
     pub fn for_each_part(&self, node: Node, f: &mut dyn FnMut(&Part<'_>) -> bool) -> bool {
         match (self, node) {
-            (Tree::Mesh(m), Node::Mesh(i)) => {
-                for &t in m.tree().node_triangles(i as usize) {
-                    let tri = m.triangle(t);
-                    let part = Part {
-                        id: t,
-                        shape: &tri,
-                        pose: None,
-                        normals: None,
-                        aabb: tri.local_aabb(),
-                    };
-                    if !f(&part) {
-                        return false;
-                    }
-                }
-                true
-            }
+            (Tree::Mesh(m), Node::Mesh(i)) => m.for_each_leaf_triangle(i, |t, tri| {
+                f(&Part {
+                    id: t,
+                    shape: tri,
+                    pose: None,
+                    normals: None,
+                    aabb: tri.local_aabb(),
+                })
+            }),
             (
                 Tree::Composite(c),
                 Node::Bvh {

@@ -31,6 +31,10 @@ pub struct SelfCheckScratch {
     /// Current box of each triangle, valid where its stamp equals `call` (computed once per
     /// call, shared by the groups whose queries reach it).
     boxes: Vec<(u32, Aabb)>,
+    /// Per triangle: `call` when it uses a moved vertex (O(1) membership in `triangles`).
+    changed: Vec<u32>,
+    /// Per vertex: `call` when it moved, with its index in `moved`.
+    moved_at: Vec<(u32, u32)>,
     call: u32,
 }
 
@@ -88,19 +92,21 @@ impl DeformableMeshShape {
         scratch.triangles.sort_unstable();
         scratch.triangles.dedup();
         let tris = self.tree.mesh().triangles();
-        let before = |moved: &[(u32, Vec3)], v: u32| match moved.binary_search_by_key(&v, |m| m.0) {
-            Ok(i) => moved[i].1,
-            Err(_) => self.vertex(v),
-        };
         let t_count = self.tree.mesh().triangle_count();
-        if scratch.boxes.len() != t_count {
+        if scratch.boxes.len() != t_count || scratch.moved_at.len() != n as usize {
             scratch.boxes.clear();
             scratch.boxes.resize(t_count, (0, Aabb::new_invalid()));
+            scratch.changed.clear();
+            scratch.changed.resize(t_count, 0);
+            scratch.moved_at.clear();
+            scratch.moved_at.resize(n as usize, (0, 0));
             scratch.call = 0;
         }
         scratch.call = scratch.call.wrapping_add(1);
         if scratch.call == 0 {
             scratch.boxes.iter_mut().for_each(|b| b.0 = 0);
+            scratch.changed.fill(0);
+            scratch.moved_at.fill((0, 0));
             scratch.call = 1;
         }
         let SelfCheckScratch {
@@ -110,9 +116,21 @@ impl DeformableMeshShape {
             candidates,
             stack,
             boxes,
+            changed: changed_stamp,
+            moved_at,
             call,
         } = scratch;
         let call = *call;
+        for &t in triangles.iter() {
+            changed_stamp[t as usize] = call;
+        }
+        for (i, &(v, _)) in moved.iter().enumerate() {
+            moved_at[v as usize] = (call, i as u32);
+        }
+        let before = |v: u32| match moved_at[v as usize] {
+            (c, i) if c == call => moved[i as usize].1,
+            _ => self.vertex(v),
+        };
         let mut box_of = |t: u32| {
             let slot = &mut boxes[t as usize];
             if slot.0 != call {
@@ -159,7 +177,7 @@ impl DeformableMeshShape {
                 for &u in self.tree.node_triangles(i as usize) {
                     let aabb = box_of(u);
                     if aabb.intersects(&query) {
-                        candidates.push((u, aabb, triangles.binary_search(&u).is_ok()));
+                        candidates.push((u, aabb, changed_stamp[u as usize] == call));
                     }
                 }
             }
@@ -172,8 +190,7 @@ impl DeformableMeshShape {
                         continue;
                     }
                     let tb = tris[u as usize];
-                    if collide(ta, tb, |v| self.vertex(v)) && !collide(ta, tb, |v| before(moved, v))
-                    {
+                    if collide(ta, tb, |v| self.vertex(v)) && !collide(ta, tb, before) {
                         out.push([t.min(u), t.max(u)]);
                     }
                 }

@@ -20,13 +20,15 @@ use rapier3d::math::{Pose, Real};
 use rapier3d::parry::bounding_volume::{Aabb, BoundingSphere, BoundingVolume};
 use rapier3d::parry::mass_properties::MassProperties;
 use rapier3d::parry::query::{PointProjection, PointQuery, Ray, RayCast, RayIntersection};
-use rapier3d::parry::shape::{FeatureId, Shape, Triangle};
+use rapier3d::parry::shape::{FeatureId, Shape, Triangle, TrianglePseudoNormals};
 
 use crate::bn_tree::{BnTree, VertexLeaves};
 use crate::bounds::{BoundsWorkspace, MorphMarginBounds, PatchBounds};
 use crate::deformation::{MorphDeltas, check_target_weights};
 use crate::error::{DeformError, Result};
 use crate::governor::{Affine, deform_vertex, validate_governors};
+
+use super::leaf_blocks::LeafBlocks;
 use crate::math::Vec3;
 
 thread_local! {
@@ -42,17 +44,20 @@ pub(super) struct LazyCache {
     node_aabb: Box<[[AtomicU32; 6]]>,
     pub vertex_stamp: Box<[AtomicU32]>,
     vertex: Box<[[AtomicU32; 3]]>,
+    /// Posed positions of the leaf blocks' slots, valid while their leaf's node stamp is.
+    slot: Box<[[AtomicU32; 3]]>,
     node_refits: AtomicU64,
     vertices_deformed: AtomicU64,
 }
 
 impl LazyCache {
-    fn new(nodes: usize, vertices: usize) -> Self {
+    fn new(nodes: usize, vertices: usize, slots: usize) -> Self {
         Self {
             node_stamp: (0..nodes).map(|_| AtomicU32::new(0)).collect(),
             node_aabb: (0..nodes).map(|_| Default::default()).collect(),
             vertex_stamp: (0..vertices).map(|_| AtomicU32::new(0)).collect(),
             vertex: (0..vertices).map(|_| Default::default()).collect(),
+            slot: (0..slots).map(|_| Default::default()).collect(),
             node_refits: AtomicU64::new(0),
             vertices_deformed: AtomicU64::new(0),
         }
@@ -74,7 +79,8 @@ impl LazyCache {
 pub struct LazyRefitStats {
     /// Node boxes computed (O(m) patch bounds or unions of children / leaf triangles).
     pub node_refits: u64,
-    /// Vertices deformed.
+    /// Vertices deformed: by [`DeformableMeshShape::vertex`], and once per leaf that holds the
+    /// vertex when a leaf's box is refit (a vertex on a leaf border counts once per leaf).
     pub vertices_deformed: u64,
 }
 
@@ -100,8 +106,12 @@ pub struct LazyRefitStats {
 ///
 /// # Performance
 /// [`Self::set_governors`] is O(m) in the number of governors; a query touching `k` nodes costs
-/// O(k · m) the first time in an epoch and O(k) after that. Memory: 28 bytes per node and 16 per
-/// vertex of cache beside the shared tree.
+/// O(k · m) the first time in an epoch and O(k) after that. A leaf is refit from its packed
+/// block of vertices (rest positions and weight rows side by side, in the tree's order), so a
+/// refit reads contiguous memory. Memory beside the shared tree: 28 bytes per node and 16 per
+/// vertex of cache, and the leaf blocks (shared by clones): about 60 bytes per slot (a vertex
+/// has one slot per leaf it touches, about 1.9 on a closed mesh with 16-triangle leaves) and
+/// 12 per triangle.
 #[derive(Debug)]
 pub struct DeformableMeshShape {
     pub(super) tree: Arc<BnTree>,
@@ -116,6 +126,8 @@ pub struct DeformableMeshShape {
     unit_mass: MassProperties,
     ccd_thickness: f32,
     pub(super) cache: LazyCache,
+    /// Per leaf, its vertices' rest positions and weights packed (copy-on-write like the tree).
+    pub(super) blocks: Arc<LeafBlocks>,
     /// Vertex → leaves and vertex → triangles, built on first use, shared by clones.
     pub(super) incidence: Arc<OnceLock<MeshIncidence>>,
     /// Scratch rows of [`Self::update_vertex_weights`].
@@ -124,6 +136,9 @@ pub struct DeformableMeshShape {
     morph: Option<Arc<ShapeMorph>>,
     /// Current morph weights (empty without morph targets).
     morph_weights: Vec<f32>,
+    /// Contacts with convex shapes use triangle pseudo-normals
+    /// ([`Self::with_fixed_internal_edges`]).
+    fix_internal_edges: bool,
 }
 
 /// Morph targets of a [`DeformableMeshShape`] and the displacement margins of the nodes that
@@ -145,6 +160,9 @@ pub(super) struct MeshIncidence {
     pub triangles: Vec<u32>,
     /// The leaf holding each triangle.
     pub triangle_leaf: Vec<u32>,
+    /// Per triangle, the triangle across each edge (corners 0–1, 1–2, 2–0), `u32::MAX` on a
+    /// boundary or non-manifold edge.
+    pub edge_neighbors: Vec<[u32; 3]>,
 }
 
 impl MeshIncidence {
@@ -175,11 +193,31 @@ impl MeshIncidence {
                 }
             }
         }
+        let tris = tree.mesh().triangles();
+        let edge_neighbors = tris
+            .iter()
+            .enumerate()
+            .map(|(t, tri)| {
+                [0, 1, 2].map(|k| {
+                    let (i, j) = (tri[k], tri[(k + 1) % 3]);
+                    let of_i = &triangles[triangle_offsets[i as usize] as usize
+                        ..triangle_offsets[i as usize + 1] as usize];
+                    let mut across = of_i
+                        .iter()
+                        .filter(|&&u| u as usize != t && tris[u as usize].contains(&j));
+                    match (across.next(), across.next()) {
+                        (Some(&u), None) => u,
+                        _ => u32::MAX,
+                    }
+                })
+            })
+            .collect();
         Self {
             leaves: tree.vertex_leaves(),
             triangle_offsets,
             triangles,
             triangle_leaf,
+            edge_neighbors,
         }
     }
 
@@ -201,11 +239,17 @@ impl Clone for DeformableMeshShape {
             root_aabb: self.root_aabb,
             unit_mass: self.unit_mass,
             ccd_thickness: self.ccd_thickness,
-            cache: LazyCache::new(self.cache.node_stamp.len(), self.cache.vertex_stamp.len()),
+            cache: LazyCache::new(
+                self.cache.node_stamp.len(),
+                self.cache.vertex_stamp.len(),
+                self.blocks.slot_count(),
+            ),
+            blocks: self.blocks.clone(),
             incidence: self.incidence.clone(),
             weight_scratch: Vec::new(),
             morph: self.morph.clone(),
             morph_weights: self.morph_weights.clone(),
+            fix_internal_edges: self.fix_internal_edges,
         }
     }
 }
@@ -264,7 +308,12 @@ impl DeformableMeshShape {
         };
         let unit_mass = rest_mass_properties(&tree);
         let ccd_thickness = rest_ccd_thickness(&tree);
-        let cache = LazyCache::new(tree.nodes().len(), tree.rest_positions().len());
+        let blocks = Arc::new(LeafBlocks::new(&tree));
+        let cache = LazyCache::new(
+            tree.nodes().len(),
+            tree.rest_positions().len(),
+            blocks.slot_count(),
+        );
         let mut shape = Self {
             tree,
             root_bounds,
@@ -275,10 +324,12 @@ impl DeformableMeshShape {
             unit_mass,
             ccd_thickness,
             cache,
+            blocks,
             incidence: Arc::new(OnceLock::new()),
             weight_scratch: Vec::new(),
             morph: None,
             morph_weights: Vec::new(),
+            fix_internal_edges: false,
         };
         shape.root_aabb = shape.compute_root_aabb();
         Ok(shape)
@@ -505,6 +556,141 @@ impl DeformableMeshShape {
         p
     }
 
+    /// Deforms every slot of leaf `leaf`'s block into the slot cache and returns their box (the
+    /// leaf's box: its slots are exactly its triangles' vertices). The caller stamps the node.
+    ///
+    /// Each slot is computed exactly like [`Self::vertex`] (same rest point, same influences in
+    /// the same order), so block triangles equal [`Self::triangle`] bit for bit.
+    fn refit_leaf_block(&self, leaf: usize) -> Aabb {
+        let mut lo = Vec3::splat(f32::MAX);
+        let mut hi = Vec3::splat(f32::MIN);
+        let slots = self.blocks.slots_of(leaf);
+        let count = slots.len() as u64;
+        for s in slots {
+            let p0 = match self.morph.as_deref() {
+                None => self.blocks.rest(s),
+                Some(m) => m.deltas.displace_with(
+                    &self.morph_weights,
+                    self.blocks.vertex(s) as usize,
+                    self.blocks.rest(s),
+                ),
+            };
+            let mut p = Vec3::ZERO;
+            for (g, w) in self.blocks.influences(s) {
+                p += w * self.governors[g as usize].transform_point(p0);
+            }
+            for (a, x) in self.cache.slot[s].iter().zip(p.to_array()) {
+                a.store(x.to_bits(), Ordering::Relaxed);
+            }
+            lo = lo.min(p);
+            hi = hi.max(p);
+        }
+        self.cache
+            .vertices_deformed
+            .fetch_add(count, Ordering::Relaxed);
+        Aabb::new(lo, hi)
+    }
+
+    /// Calls `f(triangle index, deformed triangle)` for every triangle of leaf node `leaf`, in
+    /// the tree's order, from the leaf's block (refit first if stale), until `f` returns
+    /// `false`; returns `false` if it did.
+    ///
+    /// # Performance
+    /// O(triangles of the leaf), plus the leaf's refit the first time in an epoch.
+    pub(crate) fn for_each_leaf_triangle(
+        &self,
+        leaf: u32,
+        mut f: impl FnMut(u32, &Triangle) -> bool,
+    ) -> bool {
+        let _ = self.node_aabb(leaf);
+        let node = self.tree.nodes()[leaf as usize];
+        let first = node.first as usize;
+        let slot = |s: u32| {
+            let a = &self.cache.slot[s as usize];
+            Vec3::new(
+                f32::from_bits(a[0].load(Ordering::Relaxed)),
+                f32::from_bits(a[1].load(Ordering::Relaxed)),
+                f32::from_bits(a[2].load(Ordering::Relaxed)),
+            )
+        };
+        for (k, &t) in self.tree.node_triangles(leaf as usize).iter().enumerate() {
+            let [a, b, c] = self.blocks.corners(first + k).map(slot);
+            if !f(t, &Triangle::new(a, b, c)) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Contacts with convex shapes constrain each triangle's contact normal to the normal cone
+    /// of its posed neighbourhood, like a parry `TriMesh` with
+    /// `TriMeshFlags::FIX_INTERNAL_EDGES`: a body touching an edge or vertex between two
+    /// triangles is pushed along the surface's normal there, not sideways along an edge normal
+    /// that exists only because of the tessellation. This matters when the surface moves into a
+    /// body: a sideways normal at an internal edge lets a swung limb slide past a ball, or push
+    /// it back through the limb, instead of carrying it.
+    ///
+    /// Without it (the default), contacts equal those of a `TriMesh` with only
+    /// `TriMeshFlags::DEFORMABLE` on the same posed vertices.
+    ///
+    /// # Errors
+    /// [`DeformError::InvalidParameter`] when the tree's mesh is not an oriented manifold (a
+    /// neighbour's normal must point to the same side as the triangle's for their bisector to
+    /// bound the surface's normals). The cones are two-sided (parry's
+    /// `FIX_INTERNAL_EDGES_TWO_SIDED`): a mesh whose normals all point inwards, or an open
+    /// surface touched from behind, is handled alike.
+    ///
+    /// # Performance
+    /// O(1) here; O(T) once for the edge adjacency. Each contact triangle then costs its three
+    /// neighbours' posed normals (their vertices deformed through the vertex cache).
+    pub fn with_fixed_internal_edges(mut self) -> Result<Self> {
+        if !self.tree.prunes_by_normals() {
+            return Err(DeformError::InvalidParameter {
+                name: "fix_internal_edges",
+                value: 1.0,
+                reason: "the mesh is not an oriented manifold: its triangle normals do not give one-sided normal cones",
+            });
+        }
+        let _ = self.incidence();
+        self.fix_internal_edges = true;
+        Ok(self)
+    }
+
+    /// Whether contacts use triangle pseudo-normals ([`Self::with_fixed_internal_edges`]).
+    pub fn fixes_internal_edges(&self) -> bool {
+        self.fix_internal_edges
+    }
+
+    /// The normal cone of triangle `t` (posed as `tri`) for contacts, when
+    /// [`Self::with_fixed_internal_edges`] is on: its face normal and, per edge, the bisector
+    /// of its normal and its neighbour's across the edge (the face normal on a boundary edge or
+    /// where a neighbour is degenerate), mirrored for directions behind the triangle. `None`
+    /// when the option is off or `tri` is degenerate.
+    ///
+    /// # Performance
+    /// O(1): three neighbour triangles through the vertex cache.
+    pub fn contact_normal_cone(&self, t: u32, tri: &Triangle) -> Option<TrianglePseudoNormals> {
+        if !self.fix_internal_edges {
+            return None;
+        }
+        let face = tri.normal()?;
+        let neighbors = self.incidence().edge_neighbors.get(t as usize)?;
+        let edges = neighbors.map(|u| {
+            if u == u32::MAX {
+                return face;
+            }
+            self.triangle(u)
+                .normal()
+                .and_then(|n| (face + n).try_normalize())
+                .unwrap_or(face)
+        });
+        Some(TrianglePseudoNormals {
+            face,
+            edges,
+            two_sided: true,
+        })
+    }
+
     /// Deformed triangle `t` (a mesh triangle index).
     ///
     /// # Panics
@@ -541,18 +727,7 @@ impl DeformableMeshShape {
         }
         let node = self.tree.nodes()[iu];
         let aabb = match (node.children, self.tree.node_patch(iu)) {
-            (None, _) => {
-                let mut lo = Vec3::splat(f32::MAX);
-                let mut hi = Vec3::splat(f32::MIN);
-                for &t in self.tree.node_triangles(iu) {
-                    for v in self.tree.mesh().triangles()[t as usize] {
-                        let p = self.vertex(v);
-                        lo = lo.min(p);
-                        hi = hi.max(p);
-                    }
-                }
-                Aabb::new(lo, hi)
-            }
+            (None, _) => self.refit_leaf_block(iu),
             (Some(_), Some(patch)) => {
                 let aabb = BOUNDS_WS.with(|ws| patch.aabb(&self.governors, &mut ws.borrow_mut()));
                 match self
@@ -616,12 +791,12 @@ impl DeformableMeshShape {
                     push(&mut fixed, &mut len, &mut spill, l);
                 }
                 None => {
-                    for &t in self.tree.node_triangles(i as usize) {
-                        let tri = self.triangle(t);
+                    self.for_each_leaf_triangle(i, |t, tri| {
                         if tri.local_aabb().intersects(aabb) {
-                            f(t, &tri);
+                            f(t, tri);
                         }
-                    }
+                        true
+                    });
                 }
             }
         }
@@ -664,15 +839,15 @@ impl DeformableMeshShape {
                     }
                 }
                 None => {
-                    for &t in self.tree.node_triangles(i as usize) {
-                        let tri = self.triangle(t);
-                        if let Some((cost, value)) = leaf(t, &tri, best)
+                    self.for_each_leaf_triangle(i, |t, tri| {
+                        if let Some((cost, value)) = leaf(t, tri, best)
                             && cost <= best
                         {
                             best = cost;
                             result = Some(value);
                         }
-                    }
+                        true
+                    });
                 }
             }
         }

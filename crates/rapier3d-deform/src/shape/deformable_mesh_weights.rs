@@ -30,9 +30,9 @@ impl DeformableMeshShape {
     /// before anything changes; on error nothing changes.
     ///
     /// # Performance
-    /// O(Σ row lengths + Σ leaves of the vertices · depth), plus the lazy root box (the nodes
+    /// O(Σ row lengths + Σ leaves of the vertices · (depth + leaf vertices)), plus the lazy root box (the nodes
     /// on the changed paths); O(T) once to build the vertex incidence, O(tree) once for the
-    /// copy of a shared tree. No allocation after the first call.
+    /// copy of a shared tree and its leaf blocks. No allocation after the first call.
     pub fn update_vertex_weights(
         &mut self,
         vertices: &[u32],
@@ -66,13 +66,17 @@ impl DeformableMeshShape {
             .expect("the incidence was just built")
             .leaves;
         let tree = Arc::make_mut(&mut self.tree);
+        let blocks = Arc::make_mut(&mut self.blocks);
         let mut offset = 0;
         for &v in vertices {
             let len = tree.weights().row(v as usize).1.len();
-            tree.set_vertex_weights(v as usize, &scratch[offset..offset + len], leaves)?;
+            let row = &scratch[offset..offset + len];
+            tree.set_vertex_weights(v as usize, row, leaves)?;
             offset += len;
             *self.cache.vertex_stamp[v as usize].get_mut() = 0;
             for &leaf in leaves.of(v) {
+                let held = blocks.set_weights(leaf as usize, v, row);
+                debug_assert!(held, "leaf {leaf} of vertex {v} has no slot for it");
                 let mut i = leaf;
                 while i != u32::MAX {
                     *self.cache.node_stamp[i as usize].get_mut() = 0;
