@@ -15,6 +15,8 @@ mod characters;
 mod crash;
 #[path = "scenes/crash_many.rs"]
 mod crash_many;
+#[path = "scenes/crowd.rs"]
+mod crowd;
 #[path = "scenes/output.rs"]
 mod output;
 #[path = "scenes/proxy_fit.rs"]
@@ -115,6 +117,13 @@ const SCENES: &[Scene] = &[
                       plasticity vs the same spheres as static compounds, CCD off and on; ms per \
                       step per body, overhead, cars per 60 Hz step on one core",
         run: crash_many::run,
+    },
+    Scene {
+        name: "crowd",
+        description: "1, 8 and 32 walking Foxes as SkinnedColliders with surface velocity under \
+                      waves of falling balls vs the same crowd as static rest-pose TriMeshes; \
+                      ms per step per character, overhead, characters per 60 Hz step on one core",
+        run: crowd::run,
     },
     Scene {
         name: "avatar_contacts",
