@@ -221,7 +221,7 @@ impl Crowd {
 
     /// Spawns the wave of step `s` and removes expired balls (outside the timed region).
     fn weather(&mut self, s: usize) {
-        if s % WAVE_EVERY == 0 {
+        if s.is_multiple_of(WAVE_EVERY) {
             for (i, &(centre, top)) in self.cells.iter().enumerate() {
                 for k in 0..BALLS_PER_WAVE {
                     // A fixed pattern per wave, turned by the wave and the cell.
