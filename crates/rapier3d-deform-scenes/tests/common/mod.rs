@@ -209,6 +209,9 @@ pub fn check_pose(
         let aabb = patch.aabb(deformation.governors(), ws);
         let verts = h.node_vertices(i);
         tally.aabb_violations += count_aabb_violations(&aabb, deformed, verts);
+        // The cheaper union of governor boxes is conservative too.
+        let hull = patch.hull_aabb(deformation.governors());
+        tally.aabb_violations += count_aabb_violations(&hull, deformed, verts);
         tally.vertices_checked += verts.len();
         let cone = patch.normal_cone(deformation.governors(), ws);
         let tris = h.node_triangles(i);

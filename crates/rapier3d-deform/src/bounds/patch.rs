@@ -289,6 +289,48 @@ impl PatchBounds {
         m * (4 + 2 * 8 + 4 + 24 + core::mem::size_of::<IMat3>() + core::mem::size_of::<IVec3>())
     }
 
+    /// The box holding the images under its governor of every rest vertex governor `k` (a
+    /// local index) influences: the intersection of the images of its world-axis and its
+    /// patch-frame rest boxes.
+    #[inline]
+    fn governor_box(&self, k: usize, governors: &[Affine]) -> (Vec3, Vec3) {
+        let Affine {
+            linear: a,
+            translation: t,
+        } = governors[self.governors[k] as usize];
+        let [world_box, frame_box] = self.rest_box[k];
+        let (lo0, hi0) = image_box(&a, t, world_box);
+        // A p0 = (A F)(Fᵀ p0) with F orthonormal.
+        let (lo1, hi1) = image_box(&(a * self.frame), t, frame_box);
+        (lo0.max(lo1), hi0.min(hi1))
+    }
+
+    /// A cheaper, looser patch AABB under `governors`: the union of the governors' image boxes
+    /// (every deformed vertex is a convex combination of points inside them). It ignores the
+    /// weight ranges, so it equals [`Self::aabb`] when every governor's weight ranges over
+    /// `[0, 1]` in the patch (the root of a skinned mesh where each bone moves some vertex
+    /// alone) and is looser otherwise. Padded for rounding like [`Self::aabb`].
+    ///
+    /// # Performance
+    /// O(m): one box per governor, no linear program (a tenth of [`Self::aabb`]'s instructions
+    /// at 24 governors).
+    pub fn hull_aabb(&self, governors: &[Affine]) -> Aabb {
+        let mut lo = Vec3::splat(f32::MAX);
+        let mut hi = Vec3::splat(f32::MIN);
+        let mut magnitude = 0f32;
+        for k in 0..self.governors.len() {
+            let (l, h) = self.governor_box(k, governors);
+            lo = lo.min(l);
+            hi = hi.max(h);
+            magnitude = magnitude
+                .max(l.abs().max_element())
+                .max(h.abs().max_element());
+        }
+        let m = self.governors.len() as f32;
+        let pad = Vec3::splat((4.0 * m + 8.0) * f32::EPSILON * magnitude);
+        Aabb::new(lo - pad, hi + pad)
+    }
+
     /// The patch AABB under `governors` (all governors of the deformation, indexed globally).
     ///
     /// # Performance
@@ -297,16 +339,8 @@ impl PatchBounds {
     pub fn aabb(&self, governors: &[Affine], ws: &mut BoundsWorkspace) -> Aabb {
         ws.boxes.clear();
         let mut magnitude = 0f32;
-        for (k, &g) in self.governors.iter().enumerate() {
-            let Affine {
-                linear: a,
-                translation: t,
-            } = governors[g as usize];
-            let [world_box, frame_box] = self.rest_box[k];
-            let (lo0, hi0) = image_box(&a, t, world_box);
-            // A p0 = (A F)(Fᵀ p0) with F orthonormal.
-            let (lo1, hi1) = image_box(&(a * self.frame), t, frame_box);
-            let (lo, hi) = (lo0.max(lo1), hi0.min(hi1));
+        for k in 0..self.governors.len() {
+            let (lo, hi) = self.governor_box(k, governors);
             magnitude = magnitude
                 .max(lo.abs().max_element())
                 .max(hi.abs().max_element());

@@ -87,8 +87,9 @@ pub struct LazyRefitStats {
 /// A triangle mesh under a governed deformation (`p = Σ_k w_k (A_k p0 + t_k)`) as a parry
 /// [`Shape`] (`ShapeType::Custom`), bounded by a [`BnTree`] whose node boxes are refit on demand.
 ///
-/// * [`Shape::compute_local_aabb`] is the O(m) bound of the whole mesh (the root patch's
-///   limited-convex-combination box), computed once per [`Self::set_governors`].
+/// * [`Shape::compute_local_aabb`] is the O(m) bound of the whole mesh (the union of the root
+///   patch's per-governor boxes, [`PatchBounds::hull_aabb`]), computed once per
+///   [`Self::set_governors`].
 /// * Ray casts and point projections traverse the tree, refitting only the nodes they reach; they
 ///   return the same hits as a parry `TriMesh` built on the deformed vertices (the mesh is a
 ///   surface: like a `TriMesh` without pseudo-normals, a projection is never `is_inside`). Hits
@@ -451,8 +452,10 @@ impl DeformableMeshShape {
         if self.root_stale {
             return self.node_aabb(0);
         }
-        let aabb =
-            BOUNDS_WS.with(|ws| self.root_bounds.aabb(&self.governors, &mut ws.borrow_mut()));
+        // The union of the governors' boxes, not the linear program: the root box only feeds
+        // the broad phase (node boxes below prune every query), it costs a tenth as much, and at
+        // the root of a skin, where each bone moves some vertex alone, it is the same box.
+        let aabb = self.root_bounds.hull_aabb(&self.governors);
         match &self.morph {
             Some(m) => self.with_margin(aabb, &m.root_margin, self.root_bounds.governors()),
             None => aabb,
