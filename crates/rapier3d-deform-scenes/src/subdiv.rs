@@ -1,32 +1,48 @@
-//! Loop control meshes for limit-surface scenes and tests: a capped tube under a prescribed bend that folds it onto itself (Grinspun & Schröder 2001, Fig. 1), and a jittered sphere cage.
+//! Loop control meshes for limit-surface scenes and tests: a capsule-ended tube under a prescribed bend that folds it onto itself (Grinspun & Schröder 2001, Fig. 1), and a jittered sphere cage.
 
 use rapier3d_deform::deformation::LoopSubdivision;
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform::mesh::TriangleMesh;
 use std::f32::consts::TAU;
 
-/// A closed capped tube along `x` (`0..length`, radius `radius`, `segments` around, `rings`
-/// quad rows, one centre vertex per cap), refined by one Loop step so that no triangle has two
-/// irregular corners (what [`rapier3d_deform::limit_surface::LimitPatches`] asks for).
+/// A closed capsule along `x`: a tube `0..length` of radius `radius` (`segments` around, `rings`
+/// quad rows) with hemispherical ends (two rings each at 30° and 60° and a pole vertex), refined
+/// by one Loop step so that no triangle has two irregular corners (what
+/// [`rapier3d_deform::limit_surface::LimitPatches`] asks for). Irregular vertices: the poles
+/// (valence `segments`) and the rings next to them (valence 5).
 ///
 /// # Panics
 /// For `segments < 3` or `rings < 1` (fixture sizes are constants of the callers).
 pub fn tube_cage(segments: usize, rings: usize, radius: f32, length: f32) -> TriangleMesh {
     assert!(segments >= 3 && rings >= 1);
-    let mut p = Vec::new();
+    // Ring centres and radii along x: the left cap, the tube, the right cap.
+    let mut profile: Vec<(f32, f32)> = Vec::new();
+    let cap = [60.0f32, 30.0];
+    for deg in cap {
+        let a = deg.to_radians();
+        profile.push((-radius * a.sin(), radius * a.cos()));
+    }
     for i in 0..=rings {
-        let x = length * i as f32 / rings as f32;
+        profile.push((length * i as f32 / rings as f32, radius));
+    }
+    for deg in cap.iter().rev() {
+        let a = deg.to_radians();
+        profile.push((length + radius * a.sin(), radius * a.cos()));
+    }
+    let mut p = Vec::new();
+    for &(x, r) in &profile {
         for j in 0..segments {
             let a = TAU * j as f32 / segments as f32;
-            p.push(Vec3::new(x, radius * a.cos(), radius * a.sin()));
+            p.push(Vec3::new(x, r * a.cos(), r * a.sin()));
         }
     }
     let (c0, c1) = (p.len() as u32, p.len() as u32 + 1);
-    p.push(Vec3::new(-0.5 * radius, 0.0, 0.0));
-    p.push(Vec3::new(length + 0.5 * radius, 0.0, 0.0));
+    p.push(Vec3::new(-radius, 0.0, 0.0));
+    p.push(Vec3::new(length + radius, 0.0, 0.0));
     let id = |i: usize, j: usize| (i * segments + j % segments) as u32;
+    let last = profile.len() - 1;
     let mut t = Vec::new();
-    for i in 0..rings {
+    for i in 0..last {
         for j in 0..segments {
             let (a, b, c, d) = (id(i, j), id(i, j + 1), id(i + 1, j), id(i + 1, j + 1));
             t.push([a, b, c]);
@@ -35,9 +51,9 @@ pub fn tube_cage(segments: usize, rings: usize, radius: f32, length: f32) -> Tri
     }
     for j in 0..segments {
         t.push([c0, id(0, j + 1), id(0, j)]);
-        t.push([c1, id(rings, j), id(rings, j + 1)]);
+        t.push([c1, id(last, j), id(last, j + 1)]);
     }
-    let coarse = TriangleMesh::new(p, t).expect("the tube is a valid mesh");
+    let coarse = TriangleMesh::new(p, t).expect("the capsule is a valid mesh");
     LoopSubdivision::new(coarse, 1)
         .expect("one Loop step of a closed mesh")
         .mesh()

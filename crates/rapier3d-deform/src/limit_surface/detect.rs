@@ -6,7 +6,10 @@
 //!   otherwise its children are tested on their own and in pairs.
 //! * **Pairs**: two regions that share an edge of the limit surface are *adjacent* and ruled out
 //!   by the self test of their union (seed §2.4); others (also regions touching at one point only)
-//!   by disjoint boxes from the control points (convex hull property). Between hierarchy nodes the
+//!   by disjoint boxes from the control points (convex hull property). Two limit patches are also
+//!   ruled out when a star around one of them (the patches within one or two vertex rings) holds
+//!   the other and passes the self test, and two sub-patches sharing one corner when a plane
+//!   through the corner separates their derivative cones. Between hierarchy nodes the
 //!   larger node is split; two leaves continue as their limit patches; two sub-patches (always of
 //!   equal depth) are split together, 4 × 4 child pairs, when the oracle asks.
 //! * **Tolerance** ([`ToleranceOracle`]): a pair of sub-patches not ruled out is refined by one
@@ -188,7 +191,12 @@ struct Sub {
     points: Vec<P3>,
     lo: P3,
     hi: P3,
-    cone: NormalBound,
+    /// The normal bound, computed when a test first needs it.
+    cone: Option<NormalBound>,
+    /// The boundary segments, computed when a contour test first needs them.
+    segments: Option<Box<[Segment; 3]>>,
+    /// The children's control points (computed with the box, consumed by the refinement).
+    kids: Option<Box<[(usize, Vec<P3>); 4]>>,
     children: Option<[u32; 4]>,
 }
 
@@ -374,6 +382,15 @@ impl LimitInterferenceQuery {
             (None, None) => {
                 let ta = ctx.hs[a.0].leaf_patch(a.1);
                 let tb = ctx.hs[b.0].leaf_patch(b.1);
+                if same {
+                    let h = &mut *ctx.hs[a.0];
+                    let bounded = &mut self.out.stats.patch_bounds_computed;
+                    if h.star_rules_out(ta, tb, self.contour, bounded)?
+                        || h.star_rules_out(tb, ta, self.contour, bounded)?
+                    {
+                        return Ok(());
+                    }
+                }
                 let sa = self.root_sub(ctx, a.0, ta)?;
                 let sb = self.root_sub(ctx, b.0, tb)?;
                 self.pair_subs(ctx, sa, sb)
@@ -422,6 +439,7 @@ impl LimitInterferenceQuery {
         let corners = [[0, 0], [1, 0], [0, 1]];
         let keys = corners.map(|c| corner_key(h, t, 0, c));
         let idx = self.arena.len() as u32;
+        let kids = refine::children(valence, &points)?;
         self.arena.push(Sub {
             surface: s as u8,
             patch: t,
@@ -432,7 +450,9 @@ impl LimitInterferenceQuery {
             points,
             lo,
             hi,
-            cone,
+            cone: Some(cone),
+            segments: None,
+            kids: Some(Box::new(kids)),
             children: None,
         });
         self.roots[s][t as usize] = (self.stamp, idx);
@@ -465,11 +485,14 @@ impl LimitInterferenceQuery {
             [m02, m12, p[2]],
             [m12, m02, m01],
         ];
-        let kids = refine::children(valence, &sub.points)?;
+        let kids = match self.arena[x as usize].kids.take() {
+            Some(k) => *k,
+            None => refine::children(valence, &self.arena[x as usize].points)?,
+        };
         let mut ids = [0u32; 4];
         for (k, ((n, pts), corners)) in kids.into_iter().zip(child_corners).enumerate() {
-            let (lo, hi) = refine::aabb(n, &pts)?;
-            let cone = refine::normal_bound(n, &pts)?;
+            let grandchildren = refine::children(n, &pts)?;
+            let (lo, hi) = refine::aabb_of(&pts, &grandchildren);
             let h = &*ctx.hs[surface as usize];
             let keys = corners.map(|c| corner_key(h, patch, depth + 1, c));
             ids[k] = self.arena.len() as u32;
@@ -483,7 +506,9 @@ impl LimitInterferenceQuery {
                 points: pts,
                 lo,
                 hi,
-                cone,
+                cone: None,
+                segments: None,
+                kids: Some(Box::new(grandchildren)),
                 children: None,
             });
         }
@@ -526,16 +551,36 @@ impl LimitInterferenceQuery {
         ctx.oracle.refine(&vx, &vy)
     }
 
-    fn rule_out_sub(&self, x: u32) -> Result<bool> {
-        let s = &self.arena[x as usize];
-        let NormalBound::Cone(cone) = s.cone else {
+    fn cone(&mut self, x: u32) -> Result<NormalBound> {
+        let s = &mut self.arena[x as usize];
+        if let Some(c) = s.cone {
+            return Ok(c);
+        }
+        let c = refine::normal_bound(s.valence, &s.points)?;
+        s.cone = Some(c);
+        Ok(c)
+    }
+
+    fn segments(&mut self, x: u32) -> Result<&[Segment; 3]> {
+        let s = &mut self.arena[x as usize];
+        if s.segments.is_none() {
+            s.segments = Some(Box::new(refine::segments(s.valence, &s.points)?));
+        }
+        Ok(self.arena[x as usize]
+            .segments
+            .as_deref()
+            .unwrap_or_else(|| unreachable!("set above")))
+    }
+
+    fn rule_out_sub(&mut self, x: u32) -> Result<bool> {
+        let NormalBound::Cone(cone) = self.cone(x)? else {
             return Ok(false);
         };
         if !self.contour {
             return Ok(true);
         }
-        let segs = refine::segments(s.valence, &s.points)?;
-        Ok(projected_loop_is_simple(&segs, cone.axis()))
+        let segs = self.segments(x)?;
+        Ok(projected_loop_is_simple(segs, cone.axis()))
     }
 
     fn self_sub<O: ToleranceOracle + ?Sized>(
@@ -585,9 +630,12 @@ impl LimitInterferenceQuery {
 
     /// Seed §2.4 on two sub-patches sharing the edge from `a`'s corner `i` to `i + 1`: the union's
     /// cone and its four-segment contour.
-    fn rule_out_adjacent_subs(&self, x: u32, y: u32, i: usize, j: usize) -> Result<bool> {
-        let (a, b) = (&self.arena[x as usize], &self.arena[y as usize]);
-        let NormalBound::Cone(cone) = merge_bounds(&a.cone, &b.cone) else {
+    fn rule_out_adjacent_subs(&mut self, x: u32, y: u32, i: usize, j: usize) -> Result<bool> {
+        let ca = self.cone(x)?;
+        if matches!(ca, NormalBound::Unbounded) {
+            return Ok(false);
+        }
+        let NormalBound::Cone(cone) = merge_bounds(&ca, &self.cone(y)?) else {
             return Ok(false);
         };
         if !self.contour {
@@ -595,8 +643,14 @@ impl LimitInterferenceQuery {
         }
         // a's shared edge runs a.i → a.(i+1); b runs the same edge backwards, b.j → b.(j+1)
         // with b.j = a.(i+1).
-        let sa = refine::segments(a.valence, &a.points)?;
-        let sb = refine::segments(b.valence, &b.points)?;
+        self.segments(x)?;
+        self.segments(y)?;
+        let (Some(sa), Some(sb)) = (
+            self.arena[x as usize].segments.as_deref(),
+            self.arena[y as usize].segments.as_deref(),
+        ) else {
+            return Ok(false);
+        };
         let loop_: Vec<Segment> = vec![
             sa[(i + 1) % 3].clone(),
             sa[(i + 2) % 3].clone(),

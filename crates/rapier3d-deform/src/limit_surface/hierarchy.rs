@@ -58,7 +58,8 @@ impl Cached {
 ///
 /// # Performance
 /// Building: O(T log² T) (median splits, disc checks per node, O(T) each level). Memory O(T log T)
-/// (the discs' boundary loops) plus O(T) per-patch data.
+/// (the discs' boundary loops) plus O(T) per-patch data (bounds, segments, and the stars of one
+/// and two vertex rings once gathered).
 #[derive(Clone, Debug)]
 pub struct LimitHierarchy {
     patches: LimitPatches,
@@ -74,6 +75,14 @@ pub struct LimitHierarchy {
     epoch: u64,
     patch_cache: Vec<Cached>,
     node_cache: Vec<Cached>,
+    /// Per control vertex, the patches around it.
+    fans: Vec<Vec<u32>>,
+    /// Per patch, per ring count (1, 2): the epoch and outcome of its star's self test.
+    star_cache: Vec<[(u64, bool); 2]>,
+    /// Per patch, per ring count (1, 2): its star (sorted), gathered on first use.
+    stars: Vec<[Option<Vec<u32>>; 2]>,
+    /// Per patch: the epoch and its boundary segments.
+    segment_cache: Vec<(u64, Option<Box<[Segment; 3]>>)>,
 }
 
 impl LimitHierarchy {
@@ -148,7 +157,18 @@ impl LimitHierarchy {
             points,
             epoch: 1,
             patch_cache: vec![Cached::EMPTY; t_count],
+            fans: Vec::new(),
+            star_cache: vec![[(0, false); 2]; t_count],
+            segment_cache: vec![(0, None); t_count],
+            stars: vec![[None, None]; t_count],
         };
+        let mut fans = vec![Vec::new(); control.vertex_count()];
+        for (t, tri) in h.triangles.iter().enumerate() {
+            for &v in tri {
+                fans[v as usize].push(t as u32);
+            }
+        }
+        h.fans = fans;
         for n in 0..h.nodes.len() {
             let (s, e) = (h.nodes[n].start, h.nodes[n].end);
             h.nodes[n].disc = h.region_loop(&[(s, e)]);
@@ -204,6 +224,26 @@ impl LimitHierarchy {
         }
         self.epoch += 1;
         Ok(())
+    }
+
+    /// The box of limit patch `t` at the current control points (refit lazily): it holds the
+    /// limit patch and every finer control mesh over it (its control points after one Loop step,
+    /// and its own control triangle).
+    ///
+    /// # Errors
+    /// [`DeformError::IndexOutOfRange`] for `t ≥ patch_count()`.
+    ///
+    /// # Performance
+    /// O((n+6)²) when stale, O(1) otherwise.
+    pub fn patch_aabb(&mut self, t: usize) -> Result<([f64; 3], [f64; 3])> {
+        if t >= self.patch_count() {
+            return Err(DeformError::IndexOutOfRange {
+                what: "limit patch",
+                index: t,
+                len: self.patch_count(),
+            });
+        }
+        self.patch_box(t as u32)
     }
 
     pub(crate) fn root(&self) -> u32 {
@@ -365,13 +405,22 @@ impl LimitHierarchy {
             .iter()
             .flat_map(|&(s, e)| self.order[s as usize..e as usize].iter().copied())
             .collect();
+        self.loop_of(&region, |t| self.in_ranges(t, ranges))
+    }
+
+    /// [`Self::region_loop`] of the patches `region`, `in_region` its membership test.
+    fn loop_of(
+        &self,
+        region: &[u32],
+        in_region: impl Fn(u32) -> bool,
+    ) -> Option<Vec<BoundaryEdge>> {
         let mut boundary: Vec<(u32, u32, u32, u8)> = Vec::new();
         let mut vertices: Vec<u32> = Vec::with_capacity(3 * region.len());
-        for &t in &region {
+        for &t in region {
             let cv = self.canonical_vertices(t);
             vertices.extend(cv);
             for e in 0..3 {
-                if !self.in_ranges(self.neighbours[t as usize][e], ranges) {
+                if !in_region(self.neighbours[t as usize][e]) {
                     boundary.push((cv[e], cv[(e + 1) % 3], t, e as u8));
                 }
             }
@@ -405,7 +454,7 @@ impl LimitHierarchy {
             return None;
         }
         // Connected: a walk over shared edges from one patch reaches every patch.
-        let mut sorted = region.clone();
+        let mut sorted = region.to_vec();
         sorted.sort_unstable();
         let mut seen = vec![false; sorted.len()];
         let mut stack = vec![sorted[0]];
@@ -425,16 +474,19 @@ impl LimitHierarchy {
         (reached == sorted.len()).then_some(out)
     }
 
-    /// The segments of a boundary loop of whole patches.
-    fn loop_segments(&self, edges: &[BoundaryEdge]) -> Result<Vec<Segment>> {
-        let mut per_patch: HashMap<u32, [Segment; 3]> = HashMap::new();
+    /// The segments of a boundary loop of whole patches (each patch's three computed once per
+    /// epoch).
+    fn loop_segments(&mut self, edges: &[BoundaryEdge]) -> Result<Vec<Segment>> {
         let mut out = Vec::with_capacity(edges.len());
         for &(t, e) in edges {
-            if !per_patch.contains_key(&t) {
+            let epoch = self.epoch;
+            if self.segment_cache[t as usize].0 != epoch {
                 let (n, p) = self.patch_points(t);
-                per_patch.insert(t, refine::segments(n, &p)?);
+                self.segment_cache[t as usize] = (epoch, Some(Box::new(refine::segments(n, &p)?)));
             }
-            out.push(per_patch[&t][e as usize].clone());
+            if let Some(segs) = &self.segment_cache[t as usize].1 {
+                out.push(segs[e as usize].clone());
+            }
         }
         Ok(out)
     }
@@ -453,10 +505,10 @@ impl LimitHierarchy {
         if !contour {
             return Ok(true);
         }
-        let Some(edges) = self.nodes[node as usize].disc.as_deref() else {
+        let Some(edges) = self.nodes[node as usize].disc.clone() else {
             return Ok(false);
         };
-        let segs = self.loop_segments(edges)?;
+        let segs = self.loop_segments(&edges)?;
         Ok(projected_loop_is_simple(&segs, cone.axis()))
     }
 
@@ -484,6 +536,103 @@ impl LimitHierarchy {
             (self.nodes[b as usize].start, self.nodes[b as usize].end),
         ];
         let Some(edges) = self.region_loop(&ranges) else {
+            return Ok(false);
+        };
+        let segs = self.loop_segments(&edges)?;
+        Ok(projected_loop_is_simple(&segs, cone.axis()))
+    }
+}
+
+impl LimitHierarchy {
+    /// The patches within `rings` vertex rings of patch `t` (sorted): `rings = 1` is every patch
+    /// sharing a vertex with `t`.
+    fn star(&self, t: u32, rings: usize) -> Vec<u32> {
+        let mut set = vec![t];
+        for _ in 0..rings {
+            let mut next = set.clone();
+            for &p in &set {
+                for v in self.triangles[p as usize] {
+                    next.extend_from_slice(&self.fans[v as usize]);
+                }
+            }
+            next.sort_unstable();
+            next.dedup();
+            set = next;
+        }
+        set
+    }
+
+    /// Whether patches `t` and `u` are proven not to interfere through the self test of a star
+    /// around `t` that holds `u` (the patches within one, then two, vertex rings of `t`): a disc
+    /// whose merged normal cone is narrower than a half-space and whose projected contour is
+    /// simple cannot self-intersect, so no two of its patches interfere (seed §2.4 applied to a
+    /// connected neighbourhood instead of the pair's own union, which is no disc when the two
+    /// patches only touch at a corner or are one patch apart). Outcomes are cached per patch until
+    /// the control points move.
+    ///
+    /// # Performance
+    /// O(star size) per (patch, ring count) and frame; O(log) when cached.
+    pub(crate) fn star_rules_out(
+        &mut self,
+        t: u32,
+        u: u32,
+        contour: bool,
+        bounded: &mut u64,
+    ) -> Result<bool> {
+        for rings in 1..=2usize {
+            let region = match self.stars[t as usize][rings - 1].take() {
+                Some(r) => r,
+                None => self.star(t, rings),
+            };
+            let holds = region.binary_search(&u).is_ok();
+            if !holds {
+                self.stars[t as usize][rings - 1] = Some(region);
+                continue;
+            }
+            let (epoch, ok) = self.star_cache[t as usize][rings - 1];
+            let ok = if epoch == self.epoch {
+                ok
+            } else {
+                let ok = self.region_rules_out(&region, contour, bounded);
+                let ok = match ok {
+                    Ok(ok) => ok,
+                    Err(e) => {
+                        self.stars[t as usize][rings - 1] = Some(region);
+                        return Err(e);
+                    }
+                };
+                self.star_cache[t as usize][rings - 1] = (self.epoch, ok);
+                ok
+            };
+            self.stars[t as usize][rings - 1] = Some(region);
+            if ok {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// The self test of the sorted patch set `region`.
+    fn region_rules_out(
+        &mut self,
+        region: &[u32],
+        contour: bool,
+        bounded: &mut u64,
+    ) -> Result<bool> {
+        let mut cone = self.patch_cone(region[0], bounded)?;
+        for &p in &region[1..] {
+            if matches!(cone, NormalBound::Unbounded) {
+                return Ok(false);
+            }
+            cone = merge_bounds(&cone, &self.patch_cone(p, bounded)?);
+        }
+        let NormalBound::Cone(cone) = cone else {
+            return Ok(false);
+        };
+        if !contour {
+            return Ok(true);
+        }
+        let Some(edges) = self.loop_of(region, |p| region.binary_search(&p).is_ok()) else {
             return Ok(false);
         };
         let segs = self.loop_segments(&edges)?;

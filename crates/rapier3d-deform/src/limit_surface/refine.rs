@@ -85,7 +85,14 @@ pub(crate) fn children(valence: usize, points: &[P3]) -> Result<[(usize, Vec<P3>
 /// # Performance
 /// One Loop step ([`children`]) plus O(n + 54).
 pub(crate) fn aabb(valence: usize, points: &[P3]) -> Result<(P3, P3)> {
-    let kids = children(valence, points)?;
+    Ok(aabb_of(points, &children(valence, points)?))
+}
+
+/// [`aabb`] from the children already computed.
+///
+/// # Performance
+/// O(n + 54).
+pub(crate) fn aabb_of(points: &[P3], kids: &[(usize, Vec<P3>); 4]) -> (P3, P3) {
     let mut lo = [f64::INFINITY; 3];
     let mut hi = [f64::NEG_INFINITY; 3];
     for p in points[..3]
@@ -102,7 +109,7 @@ pub(crate) fn aabb(valence: usize, points: &[P3]) -> Result<(P3, P3)> {
         lo[d] -= m;
         hi[d] += m;
     }
-    Ok((lo, hi))
+    (lo, hi)
 }
 
 /// The normal bound of a sub-patch ([`regular_normal_bound`] or [`tightened_normal_bound`]).
