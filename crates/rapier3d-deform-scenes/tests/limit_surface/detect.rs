@@ -232,3 +232,157 @@ fn bad_control_meshes_and_points_are_typed_errors() {
     assert!(res.budget_reached);
     assert!(!res.regions.is_empty());
 }
+
+/// Closest distance from `p` to triangle `t` (f64; Ericson's region tests).
+fn point_triangle_distance(p: [f64; 3], t: [[f64; 3]; 3]) -> f64 {
+    let sub = |a: [f64; 3], b: [f64; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let (a, b, c) = (t[0], t[1], t[2]);
+    let (ab, ac, ap) = (sub(b, a), sub(c, a), sub(p, a));
+    let (d1, d2) = (dot(ab, ap), dot(ac, ap));
+    let at = |q: [f64; 3]| dot(sub(p, q), sub(p, q)).sqrt();
+    let along =
+        |o: [f64; 3], e: [f64; 3], s: f64| [o[0] + s * e[0], o[1] + s * e[1], o[2] + s * e[2]];
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return at(a);
+    }
+    let bp = sub(p, b);
+    let (d3, d4) = (dot(ab, bp), dot(ac, bp));
+    if d3 >= 0.0 && d4 <= d3 {
+        return at(b);
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        return at(along(a, ab, d1 / (d1 - d3)));
+    }
+    let cp = sub(p, c);
+    let (d5, d6) = (dot(ab, cp), dot(ac, cp));
+    if d6 >= 0.0 && d5 <= d6 {
+        return at(c);
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        return at(along(a, ac, d2 / (d2 - d6)));
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
+        return at(along(b, sub(c, b), (d4 - d3) / ((d4 - d3) + (d5 - d6))));
+    }
+    let denom = 1.0 / (va + vb + vc);
+    let (v, w) = (vb * denom, vc * denom);
+    at([0, 1, 2].map(|i| a[i] + ab[i] * v + ac[i] * w))
+}
+
+/// A surface lying between the limit surface and the level-k mesh near an irregular vertex: a
+/// small closed blob centred at the limit point of a valence-12 apex crosses the limit surface
+/// (the apex's limit point lies on it and inside the blob), yet the blob's level-k mesh stays
+/// farther than the level-k mesh of the apex is from that point, so the level-k meshes do not
+/// cross. The limit-surface query reports the pair; the brute-force level-k test finds nothing.
+#[test]
+fn limit_crossing_that_the_level_k_mesh_misses_near_an_irregular_vertex() {
+    let n = 12usize;
+    let mut p = vec![Vec3::new(0.0, 0.0, 0.6), Vec3::new(0.0, 0.0, -0.6)];
+    for i in 0..n {
+        let a = std::f32::consts::TAU * i as f32 / n as f32;
+        p.push(Vec3::new(a.cos(), a.sin(), 0.0));
+    }
+    let mut t = Vec::new();
+    for i in 0..n as u32 {
+        let (a, b) = (2 + i, 2 + (i + 1) % n as u32);
+        t.push([0, a, b]);
+        t.push([1, b, a]);
+    }
+    let coarse = TriangleMesh::new(p, t).unwrap();
+    let cage = LoopSubdivision::new(coarse, 1).unwrap().mesh().clone();
+    // Limit point of the apex (vertex 0 keeps its index and valence 12): Loop's limit mask.
+    let ring: Vec<u32> = {
+        let mut r: Vec<u32> = cage
+            .triangles()
+            .iter()
+            .filter(|tri| tri.contains(&0))
+            .flat_map(|tri| tri.iter().copied().filter(|&v| v != 0))
+            .collect();
+        r.sort_unstable();
+        r.dedup();
+        r
+    };
+    assert_eq!(ring.len(), n);
+    let beta = {
+        let c = 0.375 + 0.25 * (std::f64::consts::TAU / n as f64).cos();
+        (0.625 - c * c) / n as f64
+    };
+    let chi = 1.0 / (3.0 / (8.0 * beta) + n as f64);
+    let q = |v: u32| {
+        let x = cage.positions()[v as usize];
+        [x.x as f64, x.y as f64, x.z as f64]
+    };
+    let mut c0 = q(0).map(|x| (1.0 - n as f64 * chi) * x);
+    for &r in &ring {
+        for d in 0..3 {
+            c0[d] += chi * q(r)[d];
+        }
+    }
+    let k = 2;
+    let fine1 = LoopSubdivision::new(cage.clone(), k).unwrap();
+    let corners = |m: &TriangleMesh, tri: [u32; 3]| {
+        tri.map(|v| {
+            let x = m.positions()[v as usize];
+            [x.x as f64, x.y as f64, x.z as f64]
+        })
+    };
+    let gap = fine1
+        .mesh()
+        .triangles()
+        .iter()
+        .map(|&tri| point_triangle_distance(c0, corners(fine1.mesh(), tri)))
+        .fold(f64::INFINITY, f64::min);
+    assert!(
+        gap > 1e-3,
+        "the level-{k} mesh passes within {gap} of the limit apex"
+    );
+    // The blob: an octahedron of radius 0.45 · gap around the limit apex, one Loop step.
+    let eps = 0.45 * gap as f32;
+    let centre = Vec3::new(c0[0] as f32, c0[1] as f32, c0[2] as f32);
+    let blob_cage = {
+        let s = sphere_cage(1, 0.0);
+        let pts: Vec<Vec3> = s.positions().iter().map(|&x| centre + eps * x).collect();
+        TriangleMesh::new(pts, s.triangles().to_vec()).unwrap()
+    };
+    let fine2 = LoopSubdivision::new(blob_cage.clone(), k).unwrap();
+    // Level k: no triangle pair of the two meshes meets (every blob vertex is within eps of the
+    // centre, every apex-mesh point at least gap away).
+    for &a in fine1.mesh().triangles() {
+        for &b in fine2.mesh().triangles() {
+            assert!(!rapier3d_deform::geometry::triangles_intersect(
+                a.map(|v| fine1.mesh().positions()[v as usize]),
+                b.map(|v| fine2.mesh().positions()[v as usize]),
+            ));
+        }
+    }
+    // Limit: the query reports the blob against the apex patches.
+    let mut h1 = LimitHierarchy::new(&cage).unwrap();
+    let mut h2 = LimitHierarchy::new(&blob_cage).unwrap();
+    let mut q = LimitInterferenceQuery::new();
+    let mut oracle = SizeTolerance {
+        tolerance: 0.0,
+        max_depth: k,
+    };
+    let res = q.detect_pair(&mut h1, &mut h2, &mut oracle).unwrap();
+    let apex_patches: Vec<usize> = (0..cage.triangle_count())
+        .filter(|&t| cage.triangles()[t].contains(&0))
+        .collect();
+    assert!(
+        res.regions
+            .iter()
+            .any(|r| apex_patches.contains(&r.a.patch)),
+        "no region at the apex: {:?}",
+        res.stats
+    );
+    // The flat polygons run through limit points (the apex sub-patches have a corner at the limit
+    // apex, inside the blob): they interfere too.
+    assert!(
+        res.interfering().any(|r| apex_patches.contains(&r.a.patch)),
+        "{} regions, none interfering at the apex",
+        res.regions.len()
+    );
+}
