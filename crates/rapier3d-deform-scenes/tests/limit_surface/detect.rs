@@ -318,8 +318,9 @@ fn limit_crossing_that_the_level_k_mesh_misses_near_an_irregular_vertex() {
     };
     let mut c0 = q(0).map(|x| (1.0 - n as f64 * chi) * x);
     for &r in &ring {
-        for d in 0..3 {
-            c0[d] += chi * q(r)[d];
+        let x = q(r);
+        for (c, xd) in c0.iter_mut().zip(x) {
+            *c += chi * xd;
         }
     }
     let k = 2;

@@ -147,7 +147,7 @@ pub(crate) fn merge(a: &NormalCone, b: &NormalCone) -> Option<NormalCone> {
         return Some(*b);
     }
     let theta = 0.5 * (phi + a.half_angle + b.half_angle);
-    if !(theta < core::f64::consts::FRAC_PI_2) {
+    if theta.is_nan() || theta >= core::f64::consts::FRAC_PI_2 {
         return None;
     }
     // Rotate a's axis towards b's by theta - a.half_angle.

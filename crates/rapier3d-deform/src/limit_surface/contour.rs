@@ -123,7 +123,7 @@ fn hulls_separate(a: &[[f64; 2]], b: &[[f64; 2]], margin: f64) -> bool {
     };
     axes(a).into_iter().chain(axes(b)).any(|ax| {
         let l = (ax[0] * ax[0] + ax[1] * ax[1]).sqrt();
-        if !(l > 0.0) {
+        if l.is_nan() || l <= 0.0 {
             return false;
         }
         let ax = [ax[0] / l, ax[1] / l];

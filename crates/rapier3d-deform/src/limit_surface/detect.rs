@@ -24,7 +24,7 @@
 use super::cone::{NormalBound, cone_of, merge_bounds};
 use super::contour::projected_loop_is_simple;
 use super::hierarchy::LimitHierarchy;
-use super::refine::{self, P3, Segment};
+use super::refine::{self, Children, P3, Segment};
 use crate::error::{DeformError, Result};
 use crate::geometry::{triangles_cross_beyond_vertex, triangles_intersect};
 use crate::math::Vec3;
@@ -196,7 +196,7 @@ struct Sub {
     /// The boundary segments, computed when a contour test first needs them.
     segments: Option<Box<[Segment; 3]>>,
     /// The children's control points (computed with the box, consumed by the refinement).
-    kids: Option<Box<[(usize, Vec<P3>); 4]>>,
+    kids: Option<Box<Children>>,
     children: Option<[u32; 4]>,
 }
 

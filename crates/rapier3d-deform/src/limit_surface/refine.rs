@@ -20,6 +20,9 @@ use rapier3d::na::DMatrix;
 /// A 3D point or vector in f64.
 pub(crate) type P3 = [f64; 3];
 
+/// The four children of a sub-patch after one step: `(valence, control points)` each.
+pub(crate) type Children = [(usize, Vec<P3>); 4];
+
 /// Bounds of one boundary curve of a sub-patch (a *segment* of a contour, seed §3.6): the curve
 /// lies in the convex hull of `points`, and its derivative along the boundary's orientation is,
 /// at every point, a non-negative combination of `tangents`.
@@ -61,7 +64,7 @@ fn apply(m: &DMatrix<f64>, p: &[P3]) -> Vec<P3> {
 ///
 /// # Performance
 /// O((n+6)² + 36 (n+6)).
-pub(crate) fn children(valence: usize, points: &[P3]) -> Result<[(usize, Vec<P3>); 4]> {
+pub(crate) fn children(valence: usize, points: &[P3]) -> Result<Children> {
     let eig = loop_eigen(valence)?;
     let picks = eig.picks();
     Ok([
@@ -92,7 +95,7 @@ pub(crate) fn aabb(valence: usize, points: &[P3]) -> Result<(P3, P3)> {
 ///
 /// # Performance
 /// O(n + 54).
-pub(crate) fn aabb_of(points: &[P3], kids: &[(usize, Vec<P3>); 4]) -> (P3, P3) {
+pub(crate) fn aabb_of(points: &[P3], kids: &Children) -> (P3, P3) {
     let mut lo = [f64::INFINITY; 3];
     let mut hi = [f64::NEG_INFINITY; 3];
     for p in points[..3]
