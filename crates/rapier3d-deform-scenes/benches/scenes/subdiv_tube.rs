@@ -16,7 +16,7 @@
 //! of control patches the limit result reports (`level_k_pairs_uncovered`).
 
 use super::output::load_average;
-use super::runner::{RunOptions, SceneReport, Section, median};
+use super::runner::{FrameTable, PlotSpec, RunOptions, SceneReport, Section, median};
 use rapier3d_deform::bn_tree::{BnTree, BnTreeOptions, CullingMode, SelfCollisionQuery};
 use rapier3d_deform::deformation::LoopSubdivision;
 use rapier3d_deform::governor::GovernedDeformation;
@@ -263,6 +263,20 @@ pub fn run(options: &RunOptions) -> SceneReport {
     let mut slack = Vec::new();
     let mut uncovered = 0usize;
     let mut pairs = Vec::new();
+    let mut table = FrameTable {
+        columns: [
+            "bend_deg",
+            "ms_limit",
+            "ms_level_k",
+            "limit_patches_visited",
+            "regions",
+            "interfering",
+            "level_k_pairs",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: Vec::new(),
+    };
     for f in 0..frames {
         let angle = std::f32::consts::PI * f as f32 / (frames - 1) as f32;
         let posed = pose(&cage, angle);
@@ -315,6 +329,15 @@ pub fn run(options: &RunOptions) -> SceneReport {
             violations += c.violations;
             slack.extend(c.slack_deg);
         }
+        table.rows.push(vec![
+            angle.to_degrees() as f64,
+            t_limit,
+            t_level,
+            res.stats.limit_patches_visited() as f64,
+            res.regions.len() as f64,
+            res.interfering().count() as f64,
+            pairs.len() as f64,
+        ]);
         rows.push(vec![
             format!("{:.0}", angle.to_degrees()),
             format!("{t_limit:.2}"),
@@ -344,6 +367,16 @@ pub fn run(options: &RunOptions) -> SceneReport {
         .map(String::from)
         .to_vec(),
         rows,
+    });
+    report.frames = table;
+    report.plot = Some(PlotSpec {
+        title: format!(
+            "bent tube ({} control points): limit surface vs level-{k} BN-Tree per frame",
+            cage.vertex_count()
+        ),
+        y_label: "ms per frame".to_string(),
+        series: vec![1, 2],
+        log_y: false,
     });
     let (ml, mk) = (median(&mut ms_limit), median(&mut ms_level));
     report.metric(
