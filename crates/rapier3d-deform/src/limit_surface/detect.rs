@@ -8,8 +8,9 @@
 //!   by the self test of their union (seed §2.4); others (also regions touching at one point only)
 //!   by disjoint boxes from the control points (convex hull property). Two limit patches are also
 //!   ruled out when a star around one of them (the patches within one or two vertex rings) holds
-//!   the other and passes the self test, and two sub-patches sharing one corner when a plane
-//!   through the corner separates their derivative cones. Between hierarchy nodes the
+//!   the other and passes the self test, two sub-patches sharing one corner when a plane
+//!   through the corner separates their derivative cones, and two disjoint sub-patches also when
+//!   their control hulls are separated along the normal of either control triangle. Between hierarchy nodes the
 //!   larger node is split; two leaves continue as their limit patches; two sub-patches (always of
 //!   equal depth) are split together, 4 × 4 child pairs, when the oracle asks.
 //! * **Tolerance** ([`ToleranceOracle`]): a pair of sub-patches not ruled out is refined by one
@@ -612,6 +613,58 @@ impl LimitInterferenceQuery {
         Ok(())
     }
 
+    /// The extent along `n` of the points whose convex hull holds the sub-patch and every finer
+    /// control mesh over it (the same set as its box): its control triangle and its children's
+    /// control points.
+    fn hull_extent(&self, x: u32, n: P3) -> (f64, f64) {
+        let s = &self.arena[x as usize];
+        let mut lo = f64::INFINITY;
+        let mut hi = f64::NEG_INFINITY;
+        let mut add = |pts: &[P3]| {
+            for p in pts {
+                let d = p[0] * n[0] + p[1] * n[1] + p[2] * n[2];
+                lo = lo.min(d);
+                hi = hi.max(d);
+            }
+        };
+        add(&s.points[..3]);
+        if let Some(k) = &s.kids {
+            for (_, p) in k.iter() {
+                add(p);
+            }
+        } else if let Some(ids) = s.children {
+            for c in ids {
+                add(&self.arena[c as usize].points);
+            }
+        } else {
+            add(&s.points);
+        }
+        (lo, hi)
+    }
+
+    /// Whether the two sub-patches' hulls ([`Self::hull_extent`]) are disjoint along the normal
+    /// of either control triangle: a separating direction beyond the box axes, which on a curved
+    /// sheet separates patches whose boxes overlap across the bend.
+    fn separated_by_normals(&self, x: u32, y: u32) -> bool {
+        let normal = |i: u32| {
+            let p = &self.arena[i as usize].points;
+            let (a, b, c) = (p[0], p[1], p[2]);
+            let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+            let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+            [
+                u[1] * v[2] - u[2] * v[1],
+                u[2] * v[0] - u[0] * v[2],
+                u[0] * v[1] - u[1] * v[0],
+            ]
+        };
+        [normal(x), normal(y)].into_iter().any(|n| {
+            let (al, ah) = self.hull_extent(x, n);
+            let (bl, bh) = self.hull_extent(y, n);
+            let margin = 1e-12 * (1.0 + al.abs().max(ah.abs()).max(bl.abs()).max(bh.abs()));
+            ah + margin < bl || bh + margin < al
+        })
+    }
+
     fn shared_keys(&self, x: u32, y: u32) -> Vec<(usize, usize)> {
         let (a, b) = (&self.arena[x as usize], &self.arena[y as usize]);
         let mut out = Vec::new();
@@ -686,6 +739,9 @@ impl LimitInterferenceQuery {
         } else {
             let (a, b) = (&self.arena[x as usize], &self.arena[y as usize]);
             if disjoint(a.lo, a.hi, b.lo, b.hi) {
+                return Ok(());
+            }
+            if shared.is_empty() && self.separated_by_normals(x, y) {
                 return Ok(());
             }
             if let Some(&(i, j)) = shared.first()
