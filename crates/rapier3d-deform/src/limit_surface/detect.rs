@@ -72,6 +72,9 @@ pub struct SubPatchView<'a> {
 /// Closures `FnMut(&SubPatchView, &SubPatchView) -> bool` are oracles.
 pub trait ToleranceOracle {
     /// `true`: refine the pair; `false`: report it at this depth.
+    ///
+    /// # Performance
+    /// The oracle's own; called once per pair not ruled out.
     fn refine(&mut self, a: &SubPatchView<'_>, b: &SubPatchView<'_>) -> bool;
 }
 
@@ -82,6 +85,9 @@ impl<F: FnMut(&SubPatchView<'_>, &SubPatchView<'_>) -> bool> ToleranceOracle for
 }
 
 /// The oracle "refine while either box's widest side exceeds `tolerance`, up to `max_depth`".
+///
+/// # Performance
+/// O(1) per call.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SizeTolerance {
     /// The largest box side a reported sub-patch may keep.
@@ -147,6 +153,9 @@ pub struct DetectStats {
 impl DetectStats {
     /// Limit patches visited: the depth-0 patches whose bounds were computed or that were entered
     /// below the node level, plus every sub-patch created.
+    ///
+    /// # Performance
+    /// O(1).
     pub fn limit_patches_visited(&self) -> u64 {
         self.patch_bounds_computed.max(self.patches_entered) + self.subpatches_created
     }
@@ -167,6 +176,9 @@ pub struct LimitInterference {
 
 impl LimitInterference {
     /// The regions whose flat polygons interfere (the seed's interference list).
+    ///
+    /// # Performance
+    /// O(regions).
     pub fn interfering(&self) -> impl Iterator<Item = &InterferenceRegion> {
         self.regions.iter().filter(|r| r.polygons_intersect)
     }
@@ -233,6 +245,9 @@ struct Ctx<'a, 'h, O: ?Sized> {
 
 impl LimitInterferenceQuery {
     /// A query testing the contour condition, with [`DEFAULT_SUBPATCH_BUDGET`].
+    ///
+    /// # Performance
+    /// O(1); scratch memory grows with the first queries and is reused.
     pub fn new() -> Self {
         Self {
             contour: true,
@@ -246,18 +261,27 @@ impl LimitInterferenceQuery {
 
     /// Skips the contour condition (the seed notes many applications may; the result is then no
     /// longer a proof of no self-interference where it rules regions out).
+    ///
+    /// # Performance
+    /// O(1).
     pub fn without_contour(mut self) -> Self {
         self.contour = false;
         self
     }
 
     /// Sets the budget of sub-patches per query (at least 1).
+    ///
+    /// # Performance
+    /// O(1).
     pub fn with_budget(mut self, subpatches: usize) -> Self {
         self.budget = subpatches.max(1);
         self
     }
 
     /// The last result.
+    ///
+    /// # Performance
+    /// O(1).
     pub fn result(&self) -> &LimitInterference {
         &self.out
     }

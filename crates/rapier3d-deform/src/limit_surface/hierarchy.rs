@@ -177,26 +177,41 @@ impl LimitHierarchy {
     }
 
     /// The limit patches (topology and per-patch control point indices).
+    ///
+    /// # Performance
+    /// O(1).
     pub fn patches(&self) -> &LimitPatches {
         &self.patches
     }
 
     /// Number of limit patches (= control triangles).
+    ///
+    /// # Performance
+    /// O(1).
     pub fn patch_count(&self) -> usize {
         self.triangles.len()
     }
 
     /// Number of hierarchy nodes (`2 T − 1`).
+    ///
+    /// # Performance
+    /// O(1).
     pub fn node_count(&self) -> usize {
         self.nodes.len()
     }
 
     /// The current control points.
+    ///
+    /// # Performance
+    /// O(1).
     pub fn control_points(&self) -> &[[f64; 3]] {
         &self.points
     }
 
     /// The control triangle of patch `t` (`None` out of range).
+    ///
+    /// # Performance
+    /// O(1).
     pub fn triangle(&self, t: usize) -> Option<[u32; 3]> {
         self.triangles.get(t).copied()
     }
