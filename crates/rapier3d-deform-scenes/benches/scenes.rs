@@ -29,6 +29,8 @@ mod self_collision;
 mod self_fox_game;
 #[path = "scenes/skinned_rain.rs"]
 mod skinned_rain;
+#[path = "scenes/subdiv_tube.rs"]
+mod subdiv_tube;
 
 use runner::{RunOptions, Scene};
 use std::path::{Path, PathBuf};
@@ -70,6 +72,13 @@ const SCENES: &[Scene] = &[
         description: "the same on the 231-vertex mass-spring cloth Loop-subdivided 2, 3 and 4 \
                       times (the paper's Fig. 1-2)",
         run: self_collision::run_cloth,
+    },
+    Scene {
+        name: "subdiv_tube",
+        description: "a Loop tube cage bent until it folds onto itself: self-interference on the \
+                      limit surface to a tolerance (Grinspun & Schröder 2001) vs the BN-Tree on \
+                      the level-k mesh",
+        run: subdiv_tube::run,
     },
     Scene {
         name: "self_teddy",

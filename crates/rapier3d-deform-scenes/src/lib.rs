@@ -9,6 +9,7 @@
 //! | [`render`] | a z-buffered software rasterizer writing PNGs, with titles, time stamps, body labels and legends (`render::annotate`) and the shared dent and self-collision colours |
 //! | [`bvh_refit`] | the deform-all + BVH-refit self-collision baseline |
 //! | [`self_colliding`] | small deformed meshes that self-collide (test fixtures) |
+//! | [`subdiv`] | Loop control meshes for limit-surface scenes: the capsule tube and its prescribed bend, a jittered sphere cage |
 //! | [`api_fuzz`] | the structured fuzzing harness over the public API (proptest and libFuzzer drive it) |
 //! | [`asset_path`] | where the bundled assets live |
 #![warn(missing_docs)]
@@ -25,6 +26,7 @@ pub mod primitives;
 pub mod render;
 pub mod sdf_mesh;
 pub mod self_colliding;
+pub mod subdiv;
 pub mod teddy;
 
 pub use bvh_refit::BvhRefitSelfCollision;

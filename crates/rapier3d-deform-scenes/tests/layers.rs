@@ -23,9 +23,10 @@ const LAYERS: &[&[&str]] = &[
     // Loaders: meshes, skeletons, clips and deformers from files.
     &["io"],
     &["bounds"],
-    // Loop limit surfaces: eigenstructure and normal bounds of limit patches.
-    &["limit_surface"],
     &["geometry"],
+    // Loop limit surfaces: eigenstructure, normal bounds, interference detection (uses the exact
+    // triangle tests of `geometry` for the flat polygons).
+    &["limit_surface"],
     &["bn_tree"],
     &["proxy", "plasticity", "avatar"],
     &["shape"],

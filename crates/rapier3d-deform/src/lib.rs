@@ -22,8 +22,8 @@
 //! | [`deformation`] | the deformers: skinning, example blend, morph targets, point-based (MLS), Loop subdivision |
 //! | [`io`] | glTF (skins, animations, morph targets) and OBJ loaders with load reports |
 //! | [`bounds`] | O(m) patch bounds: AABBs (limited convex combinations), normal bounds and cones (BN-Tree), OBBs, morph-target bounds |
-//! | [`limit_surface`] | Loop limit surfaces: eigenstructure of the local subdivision matrix, eigenbasis normal bounds of limit patches (Grinspun & Schröder 2001) |
 //! | [`geometry`] | exact orientation predicates and triangle–triangle tests |
+//! | [`limit_surface`] | Loop limit surfaces: eigenstructure of the local subdivision matrix, eigenbasis normal bounds of limit patches, patch hierarchy and interference detection to a tolerance (Grinspun & Schröder 2001) |
 //! | [`bn_tree`] | the BN-Tree: build, lazy refit, traversal, update fronts, contour tests, self-collision queries |
 //! | [`avatar`] | per-bone oriented boxes of a skinned avatar, cut into slabs and bounded conservatively each frame, for cloth–skin contacts (Pelechano 2002) |
 //! | [`proxy`], [`plasticity`] | sphere-union proxies of example-based bodies (Jones et al. 2017); example-based plastic deformation from contact impulses (Jones et al. 2016) |
@@ -47,10 +47,10 @@ pub mod deformation;
 pub mod io;
 
 pub mod bounds;
-// Loop limit surfaces: eigenbasis normal bounds.
-pub mod limit_surface;
 
 pub mod geometry;
+// Loop limit surfaces: eigenbasis normal bounds, interference detection on the limit surface.
+pub mod limit_surface;
 
 pub mod bn_tree;
 

@@ -95,18 +95,61 @@ pub(crate) fn evaluate(d: usize, coefficients: &[f64], s: f64, t: f64) -> f64 {
 pub(crate) fn cross_product(df: usize, f: &[[f64; 3]], dg: usize, g: &[[f64; 3]]) -> Vec<[f64; 3]> {
     let d = df + dg;
     let mut out = vec![[0.0; 3]; coefficient_count(d)];
-    for (ia, a) in indices(df).into_iter().enumerate() {
-        for (ib, b) in indices(dg).into_iter().enumerate() {
-            let c = [a[0] + b[0], a[1] + b[1], a[2] + b[2]];
-            let w = multinomial(a) * multinomial(b) / multinomial(c);
-            let (x, y) = (f[ia], g[ib]);
-            let o = &mut out[index_of(d, c[1], c[2])];
-            o[0] += w * (x[1] * y[2] - x[2] * y[1]);
-            o[1] += w * (x[2] * y[0] - x[0] * y[2]);
-            o[2] += w * (x[0] * y[1] - x[1] * y[0]);
+    let mut accumulate = |ia: usize, ib: usize, o: usize, w: f64| {
+        let (x, y) = (f[ia], g[ib]);
+        let o = &mut out[o];
+        o[0] += w * (x[1] * y[2] - x[2] * y[1]);
+        o[1] += w * (x[2] * y[0] - x[0] * y[2]);
+        o[2] += w * (x[0] * y[1] - x[1] * y[0]);
+    };
+    if (df, dg) == (3, 3) {
+        for &(ia, ib, o, w) in product_terms_3x3() {
+            accumulate(ia, ib, o, w);
+        }
+        return out;
+    }
+    for (ia, a, ib, b) in product_terms(df, dg) {
+        let c = [a[0] + b[0], a[1] + b[1], a[2] + b[2]];
+        accumulate(
+            ia,
+            ib,
+            index_of(d, c[1], c[2]),
+            multinomial(a) * multinomial(b) / multinomial(c),
+        );
+    }
+    out
+}
+
+/// Every pair of multi-indices of degrees `df`, `dg` with their storage positions.
+fn product_terms(df: usize, dg: usize) -> Vec<(usize, [usize; 3], usize, [usize; 3])> {
+    let (fa, gb) = (indices(df), indices(dg));
+    let mut out = Vec::with_capacity(fa.len() * gb.len());
+    for (ia, &a) in fa.iter().enumerate() {
+        for (ib, &b) in gb.iter().enumerate() {
+            out.push((ia, a, ib, b));
         }
     }
     out
+}
+
+/// The terms `(f index, g index, product index, weight)` of [`cross_product`] for two cubics
+/// (the normal of a regular patch), computed once.
+fn product_terms_3x3() -> &'static [(usize, usize, usize, f64)] {
+    static TERMS: OnceLock<Vec<(usize, usize, usize, f64)>> = OnceLock::new();
+    TERMS.get_or_init(|| {
+        product_terms(3, 3)
+            .into_iter()
+            .map(|(ia, a, ib, b)| {
+                let c = [a[0] + b[0], a[1] + b[1], a[2] + b[2]];
+                (
+                    ia,
+                    ib,
+                    index_of(6, c[1], c[2]),
+                    multinomial(a) * multinomial(b) / multinomial(c),
+                )
+            })
+            .collect()
+    })
 }
 
 /// The sub-triangles of a uniform split of the domain into `4^depth` triangles (barycentric

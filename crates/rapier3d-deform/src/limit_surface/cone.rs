@@ -129,6 +129,58 @@ pub(crate) fn cone_of(generators: &[[f64; 3]]) -> Option<NormalCone> {
     best
 }
 
+/// A cone holding both cones, or `None` when no cone narrower than a half-space does (seed §2.4:
+/// the normal bound of a union of patches).
+///
+/// The axis is the great-circle point between the two axes that the smallest enclosing cone of
+/// two cones uses; the half-angle is then measured from that axis to both cones (`angle to the
+/// axis + half-angle`, plus [`ANGLE_EPS`]), so a rounded axis still gives a valid cone.
+///
+/// # Performance
+/// O(1).
+pub(crate) fn merge(a: &NormalCone, b: &NormalCone) -> Option<NormalCone> {
+    let phi = angle(a.axis, b.axis);
+    if phi + b.half_angle <= a.half_angle {
+        return Some(*a);
+    }
+    if phi + a.half_angle <= b.half_angle {
+        return Some(*b);
+    }
+    let theta = 0.5 * (phi + a.half_angle + b.half_angle);
+    if theta.is_nan() || theta >= core::f64::consts::FRAC_PI_2 {
+        return None;
+    }
+    // Rotate a's axis towards b's by theta - a.half_angle.
+    let c = dot(a.axis, b.axis);
+    let perp = [0, 1, 2].map(|d| b.axis[d] - c * a.axis[d]);
+    let l = norm(perp);
+    let axis = if l > 1e-300 && l.is_finite() {
+        let alpha = theta - a.half_angle;
+        let (s, co) = alpha.sin_cos();
+        let v = [0, 1, 2].map(|d| co * a.axis[d] + s * perp[d] / l);
+        let lv = norm(v);
+        v.map(|x| x / lv)
+    } else {
+        a.axis
+    };
+    let half =
+        (angle(axis, a.axis) + a.half_angle).max(angle(axis, b.axis) + b.half_angle) + ANGLE_EPS;
+    (half < core::f64::consts::FRAC_PI_2).then_some(NormalCone {
+        axis,
+        half_angle: half,
+    })
+}
+
+/// [`merge`] over normal bounds: `Unbounded` when either is.
+pub(crate) fn merge_bounds(a: &NormalBound, b: &NormalBound) -> NormalBound {
+    match (a, b) {
+        (NormalBound::Cone(x), NormalBound::Cone(y)) => {
+            merge(x, y).map_or(NormalBound::Unbounded, NormalBound::Cone)
+        }
+        _ => NormalBound::Unbounded,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,5 +209,24 @@ mod tests {
             ])
             .is_none()
         );
+    }
+
+    #[test]
+    fn merged_cone_holds_both_cones() {
+        let a = cone_of(&[[1.0, 0.0, 1.0], [0.0, 0.0, 1.0]]).unwrap();
+        let b = cone_of(&[[0.0, 1.0, 1.0], [0.0, 0.2, 1.0]]).unwrap();
+        let m = merge(&a, &b).unwrap();
+        for (c, gens) in [
+            (a, [[1.0, 0.0, 1.0], [0.0, 0.0, 1.0]]),
+            (b, [[0.0, 1.0, 1.0], [0.0, 0.2, 1.0]]),
+        ] {
+            assert!(m.angle_to(c.axis()) + c.half_angle() <= m.half_angle() + 1e-12);
+            for g in gens {
+                assert!(m.angle_to(g) <= m.half_angle());
+            }
+        }
+        assert_eq!(merge(&a, &a).unwrap(), a);
+        let opposite = cone_of(&[[0.0, 0.0, -1.0], [0.1, 0.0, -1.0]]).unwrap();
+        assert!(merge(&a, &opposite).is_none());
     }
 }

@@ -20,23 +20,43 @@
 //!    [`regular_normal_bound`] (Bézier coefficients of `s_u × s_v`).
 //! 5. [`LimitPatches`]: per control triangle of a closed mesh, its control points and its
 //!    [`NormalBound`].
+//! 6. [`LimitHierarchy`] (seed §2.2, Fig. 5): a binary tree of patches over the control triangles
+//!    with lazily refit boxes (convex hull property) and merged normal cones, the boundary loop of
+//!    every node that is a disc; the control points move with
+//!    [`LimitHierarchy::set_control_points`].
+//! 7. [`LimitInterferenceQuery`] (seed Fig. 6, §2.4, §3.6): `DetectSelfInterference` /
+//!    `DetectPairwiseInterference` with the adjacency rule (union test for edge-adjacent regions,
+//!    boxes otherwise), the contour condition as a tangent-wedge and box test on the projected
+//!    boundary, refinement by one Loop step of the control neighbourhoods where a
+//!    [`ToleranceOracle`] asks; results are [`InterferenceRegion`]s (sub-patches with their
+//!    parametric domains and flat polygons).
 //!
 //! Bounds are conservative up to the documented table margin ([`TABLE_MARGIN`]) and f64
 //! rounding of the projection (about 1e-15 relative); interval operations round outward.
 
 mod bezier;
 mod cone;
+mod contour;
 mod control_mesh;
+mod detect;
 mod eigen;
 mod eigen_bounds;
+mod hierarchy;
 mod interval;
 mod local_matrix;
 mod patch_bound;
+mod refine;
 
 pub use cone::{NormalBound, NormalCone};
 pub use control_mesh::{LimitPatches, PatchKind};
+pub use detect::{
+    DEFAULT_SUBPATCH_BUDGET, DetectStats, InterferenceRegion, LimitInterference,
+    LimitInterferenceQuery, MAX_REFINE_DEPTH, RegionTopology, SizeTolerance, SubPatch,
+    SubPatchView, ToleranceOracle,
+};
 pub use eigen::{LoopEigen, loop_eigen};
 pub use eigen_bounds::{CELL_DEPTH, EigenBounds, TABLE_MARGIN, eigen_bounds};
+pub use hierarchy::LimitHierarchy;
 pub use interval::Interval64;
 pub use local_matrix::{
     MAX_VALENCE, MIN_VALENCE, REGULAR_POINTS, REGULAR_VALENCE, neighbourhood_size,

@@ -16,12 +16,12 @@ pub const TIGHTENING_TOLERANCE: f64 = core::f64::consts::PI / 180.0;
 pub const MAX_TIGHTENING_STEPS: u32 = 24;
 
 /// An orthonormal frame whose third axis is the limit normal at the irregular corner (§3.5).
-struct Frame {
+pub(super) struct Frame {
     rows: [[f64; 3]; 3],
 }
 
 impl Frame {
-    fn along(n: [f64; 3]) -> Self {
+    pub(super) fn along(n: [f64; 3]) -> Self {
         let l = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
         if !(l > 0.0 && l.is_finite()) {
             return Self {
@@ -39,17 +39,17 @@ impl Frame {
         Self { rows: [x, y, z] }
     }
 
-    fn to_local(&self, v: [f64; 3]) -> [f64; 3] {
+    pub(super) fn to_local(&self, v: [f64; 3]) -> [f64; 3] {
         self.rows.map(|r| r[0] * v[0] + r[1] * v[1] + r[2] * v[2])
     }
 
-    fn to_world(&self, v: [f64; 3]) -> [f64; 3] {
+    pub(super) fn to_world(&self, v: [f64; 3]) -> [f64; 3] {
         let r = &self.rows;
         [0, 1, 2].map(|d| r[0][d] * v[0] + r[1][d] * v[1] + r[2][d] * v[2])
     }
 }
 
-fn cross3(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+pub(super) fn cross3(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [
         a[1] * b[2] - a[2] * b[1],
         a[2] * b[0] - a[0] * b[2],

@@ -1,0 +1,874 @@
+//! The interference detection of seed Fig. 6 (`DetectSelfInterference`, `DetectPairwiseInterference`) over patch hierarchies of limit patches, refined below the limit patches by one Loop step at a time where a tolerance oracle asks.
+//!
+//! * **Self** ([`LimitInterferenceQuery::detect_self`]): a region (hierarchy node or sub-patch) is
+//!   ruled out when its normal cone is narrower than a half-space and its projected contour is a
+//!   simple curve (seed §2.4, §3.6; [`super::NormalCone`], the contour test of `contour.rs`);
+//!   otherwise its children are tested on their own and in pairs.
+//! * **Pairs**: two regions that share an edge of the limit surface are *adjacent* and ruled out
+//!   by the self test of their union (seed §2.4); others (also regions touching at one point only)
+//!   by disjoint boxes from the control points (convex hull property). Two limit patches are also
+//!   ruled out when a star around one of them (the patches within one or two vertex rings) holds
+//!   the other and passes the self test, two sub-patches sharing one corner when a plane
+//!   through the corner separates their derivative cones, and two disjoint sub-patches also when
+//!   their control hulls are separated along the normal of either control triangle. Between hierarchy nodes the
+//!   larger node is split; two leaves continue as their limit patches; two sub-patches (always of
+//!   equal depth) are split together, 4 × 4 child pairs, when the oracle asks.
+//! * **Tolerance** ([`ToleranceOracle`]): a pair of sub-patches not ruled out is refined by one
+//!   Loop step of both control neighbourhoods while the oracle says so (and below
+//!   [`MAX_REFINE_DEPTH`] and the query's sub-patch budget); where it stops, the pair is an
+//!   [`InterferenceRegion`] with its two flat polygons (the triangles through the sub-patches'
+//!   limit corners) and whether they intersect, decided exactly
+//!   ([`crate::geometry::triangles_intersect`], or beyond a shared corner). A sub-patch whose own
+//!   self test fails where the oracle stops is listed in
+//!   [`LimitInterference::unresolved_self`] (its polygon, one triangle, cannot self-intersect).
+
+use super::cone::{NormalBound, cone_of, merge_bounds};
+use super::contour::projected_loop_is_simple;
+use super::hierarchy::LimitHierarchy;
+use super::refine::{self, Children, P3, Segment};
+use crate::error::{DeformError, Result};
+use crate::geometry::{triangles_cross_beyond_vertex, triangles_intersect};
+use crate::math::Vec3;
+
+/// The deepest refinement below a limit patch, whatever the oracle says (16 Loop steps: sub-patch
+/// edges `2⁻¹⁶` of the control edge).
+pub const MAX_REFINE_DEPTH: u32 = 16;
+
+/// The default budget of sub-patches one query may create ([`LimitInterferenceQuery::new`]); when
+/// it is reached, pairs stop refining and are reported as they are (never dropped).
+pub const DEFAULT_SUBPATCH_BUDGET: usize = 1 << 20;
+
+/// A limit sub-patch: the part of control triangle `patch`'s limit patch covered by one of its
+/// descendants after `depth` Loop steps.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SubPatch {
+    /// Which surface of the query (0, or 1 for the second surface of
+    /// [`LimitInterferenceQuery::detect_pair`]).
+    pub surface: usize,
+    /// The control triangle (limit patch) it lies in.
+    pub patch: usize,
+    /// Loop steps below the limit patch (0: the limit patch itself).
+    pub depth: u32,
+    /// Its parametric domain: the barycentric coordinates of its three corners over the control
+    /// triangle's vertices (in the triangle's own vertex order), counter-clockwise.
+    pub domain: [[f64; 3]; 3],
+}
+
+/// What a tolerance oracle sees of a sub-patch.
+#[derive(Clone, Copy, Debug)]
+pub struct SubPatchView<'a> {
+    /// The sub-patch.
+    pub sub: SubPatch,
+    /// Its box (lower, upper corner), from its control points or Bézier coefficients.
+    pub aabb: ([f64; 3], [f64; 3]),
+    /// Its control points in canonical order ([`super::neighbourhood_size`] of them).
+    pub control_points: &'a [[f64; 3]],
+}
+
+/// Decides whether a pair of limit sub-patches whose interference was not ruled out is refined
+/// further by one Loop step of both control neighbourhoods (seed §2.1, "tolerance oracle"). For
+/// a sub-patch whose self-interference was not ruled out the oracle is asked with `a == b`.
+///
+/// Closures `FnMut(&SubPatchView, &SubPatchView) -> bool` are oracles.
+pub trait ToleranceOracle {
+    /// `true`: refine the pair; `false`: report it at this depth.
+    ///
+    /// # Performance
+    /// The oracle's own; called once per pair not ruled out.
+    fn refine(&mut self, a: &SubPatchView<'_>, b: &SubPatchView<'_>) -> bool;
+}
+
+impl<F: FnMut(&SubPatchView<'_>, &SubPatchView<'_>) -> bool> ToleranceOracle for F {
+    fn refine(&mut self, a: &SubPatchView<'_>, b: &SubPatchView<'_>) -> bool {
+        self(a, b)
+    }
+}
+
+/// The oracle "refine while either box's widest side exceeds `tolerance`, up to `max_depth`".
+///
+/// # Performance
+/// O(1) per call.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SizeTolerance {
+    /// The largest box side a reported sub-patch may keep.
+    pub tolerance: f64,
+    /// No refinement below this depth.
+    pub max_depth: u32,
+}
+
+impl ToleranceOracle for SizeTolerance {
+    fn refine(&mut self, a: &SubPatchView<'_>, b: &SubPatchView<'_>) -> bool {
+        let side = |v: &SubPatchView<'_>| {
+            (0..3)
+                .map(|d| v.aabb.1[d] - v.aabb.0[d])
+                .fold(0.0f64, f64::max)
+        };
+        a.sub.depth < self.max_depth && side(a).max(side(b)) > self.tolerance
+    }
+}
+
+/// How the two sub-patches of a region touch on the limit surface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegionTopology {
+    /// They share an edge (their union's self test failed).
+    Adjacent,
+    /// They share one corner.
+    SharedCorner,
+    /// They have no point in common by topology (possibly two surfaces).
+    Disjoint,
+}
+
+/// A pair of sub-patches whose interference was not ruled out when the oracle stopped.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct InterferenceRegion {
+    /// The first sub-patch.
+    pub a: SubPatch,
+    /// The second sub-patch.
+    pub b: SubPatch,
+    /// How they touch.
+    pub topology: RegionTopology,
+    /// The flat polygons: triangles through each sub-patch's limit corners (f32).
+    pub polygons: [[Vec3; 3]; 2],
+    /// Whether the polygons interfere: exact triangle test when disjoint, a crossing beyond the
+    /// shared corner when sharing one, never when adjacent (seed Fig. 6: "poly. approxs.
+    /// interfere").
+    pub polygons_intersect: bool,
+}
+
+/// Counters of one query.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DetectStats {
+    /// Hierarchy nodes whose self test ran.
+    pub nodes_tested: u64,
+    /// Pair tests (nodes or sub-patches).
+    pub pair_tests: u64,
+    /// Limit-patch normal bounds computed by lazy refits (depth 0).
+    pub patch_bounds_computed: u64,
+    /// Sub-patches created by refinement (depth ≥ 1).
+    pub subpatches_created: u64,
+    /// Limit patches entered below the node level (depth-0 sub-patches).
+    pub patches_entered: u64,
+}
+
+impl DetectStats {
+    /// Limit patches visited: the depth-0 patches whose bounds were computed or that were entered
+    /// below the node level, plus every sub-patch created.
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn limit_patches_visited(&self) -> u64 {
+        self.patch_bounds_computed.max(self.patches_entered) + self.subpatches_created
+    }
+}
+
+/// The result of a query.
+#[derive(Clone, Debug, Default)]
+pub struct LimitInterference {
+    /// Pairs not ruled out at the oracle's tolerance.
+    pub regions: Vec<InterferenceRegion>,
+    /// Sub-patches whose self-interference was not ruled out at the oracle's tolerance.
+    pub unresolved_self: Vec<SubPatch>,
+    /// Whether the sub-patch budget stopped refinement somewhere.
+    pub budget_reached: bool,
+    /// Counters.
+    pub stats: DetectStats,
+}
+
+impl LimitInterference {
+    /// The regions whose flat polygons interfere (the seed's interference list).
+    ///
+    /// # Performance
+    /// O(regions).
+    pub fn interfering(&self) -> impl Iterator<Item = &InterferenceRegion> {
+        self.regions.iter().filter(|r| r.polygons_intersect)
+    }
+}
+
+/// A corner of a sub-patch, named independently of the patch it is seen from (equal depths).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CornerKey {
+    Vertex(u32),
+    Edge(u32, u32, u32),
+    Interior(u32, u32, u32),
+}
+
+#[derive(Clone, Debug)]
+struct Sub {
+    surface: u8,
+    patch: u32,
+    depth: u32,
+    /// Corners in the root patch's canonical `(u, v)`, scaled by `2^depth`.
+    corners: [[u32; 2]; 3],
+    keys: [CornerKey; 3],
+    valence: usize,
+    points: Vec<P3>,
+    lo: P3,
+    hi: P3,
+    /// The normal bound, computed when a test first needs it.
+    cone: Option<NormalBound>,
+    /// The boundary segments, computed when a contour test first needs them.
+    segments: Option<Box<[Segment; 3]>>,
+    /// The children's control points (computed with the box, consumed by the refinement).
+    kids: Option<Box<Children>>,
+    children: Option<[u32; 4]>,
+}
+
+/// A reusable detection query (seed Fig. 6) with its scratch memory.
+///
+/// # Performance
+/// A query visits hierarchy nodes until their self or pair tests succeed, then limit patches and
+/// their refinements where the oracle asks: O(nodes reached + sub-patches created), each
+/// sub-patch one Loop step of its control neighbourhood (O((n+6)²)) and a normal bound
+/// (Bézier form, or the tightening of §4 at an irregular corner). Sub-patches are created once per
+/// query and shared by every pair that reaches them.
+#[derive(Clone, Debug)]
+pub struct LimitInterferenceQuery {
+    contour: bool,
+    budget: usize,
+    arena: Vec<Sub>,
+    /// Per surface, per patch: (query stamp, arena index) of its depth-0 sub-patch.
+    roots: [Vec<(u64, u32)>; 2],
+    stamp: u64,
+    out: LimitInterference,
+}
+
+impl Default for LimitInterferenceQuery {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+struct Ctx<'a, 'h, O: ?Sized> {
+    hs: &'a mut [&'h mut LimitHierarchy],
+    oracle: &'a mut O,
+}
+
+impl LimitInterferenceQuery {
+    /// A query testing the contour condition, with [`DEFAULT_SUBPATCH_BUDGET`].
+    ///
+    /// # Performance
+    /// O(1); scratch memory grows with the first queries and is reused.
+    pub fn new() -> Self {
+        Self {
+            contour: true,
+            budget: DEFAULT_SUBPATCH_BUDGET,
+            arena: Vec::new(),
+            roots: [Vec::new(), Vec::new()],
+            stamp: 0,
+            out: LimitInterference::default(),
+        }
+    }
+
+    /// Skips the contour condition (the seed notes many applications may; the result is then no
+    /// longer a proof of no self-interference where it rules regions out).
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn without_contour(mut self) -> Self {
+        self.contour = false;
+        self
+    }
+
+    /// Sets the budget of sub-patches per query (at least 1).
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn with_budget(mut self, subpatches: usize) -> Self {
+        self.budget = subpatches.max(1);
+        self
+    }
+
+    /// The last result.
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn result(&self) -> &LimitInterference {
+        &self.out
+    }
+
+    fn reset(&mut self, hs: &[&mut LimitHierarchy]) {
+        self.arena.clear();
+        self.stamp += 1;
+        for (s, h) in hs.iter().enumerate() {
+            self.roots[s].resize(h.patch_count(), (0, 0));
+        }
+        self.out.regions.clear();
+        self.out.unresolved_self.clear();
+        self.out.budget_reached = false;
+        self.out.stats = DetectStats::default();
+    }
+
+    /// `DetectSelfInterference` of the whole surface (seed Fig. 6) at the current control points.
+    ///
+    /// # Errors
+    /// Only an internal table error (valences were validated when the hierarchy was built).
+    ///
+    /// # Performance
+    /// See the type.
+    pub fn detect_self<O: ToleranceOracle + ?Sized>(
+        &mut self,
+        hierarchy: &mut LimitHierarchy,
+        oracle: &mut O,
+    ) -> Result<&LimitInterference> {
+        let mut hs = [hierarchy];
+        self.reset(&hs);
+        let root = hs[0].root();
+        let mut ctx = Ctx {
+            hs: &mut hs,
+            oracle,
+        };
+        self.self_node(&mut ctx, root)?;
+        Ok(&self.out)
+    }
+
+    /// `DetectPairwiseInterference` between two surfaces (seed Fig. 6; regions have `a` on
+    /// `first`, `b` on `second`): no two patches are adjacent, boxes prune.
+    ///
+    /// # Errors
+    /// As [`LimitInterferenceQuery::detect_self`].
+    ///
+    /// # Performance
+    /// See the type.
+    pub fn detect_pair<O: ToleranceOracle + ?Sized>(
+        &mut self,
+        first: &mut LimitHierarchy,
+        second: &mut LimitHierarchy,
+        oracle: &mut O,
+    ) -> Result<&LimitInterference> {
+        let mut hs = [first, second];
+        self.reset(&hs);
+        let (r0, r1) = (hs[0].root(), hs[1].root());
+        let mut ctx = Ctx {
+            hs: &mut hs,
+            oracle,
+        };
+        self.pair_nodes(&mut ctx, (0, r0), (1, r1), false)?;
+        Ok(&self.out)
+    }
+
+    fn self_node<O: ToleranceOracle + ?Sized>(
+        &mut self,
+        ctx: &mut Ctx<'_, '_, O>,
+        node: u32,
+    ) -> Result<()> {
+        self.out.stats.nodes_tested += 1;
+        let h = &mut *ctx.hs[0];
+        if h.rule_out_node(
+            node,
+            self.contour,
+            &mut self.out.stats.patch_bounds_computed,
+        )? {
+            return Ok(());
+        }
+        match h.children(node) {
+            None => {
+                let t = h.leaf_patch(node);
+                let s = self.root_sub(ctx, 0, t)?;
+                self.self_sub(ctx, s)
+            }
+            Some([a, b]) => {
+                self.self_node(ctx, a)?;
+                self.self_node(ctx, b)?;
+                self.pair_nodes(ctx, (0, a), (0, b), true)
+            }
+        }
+    }
+
+    fn pair_nodes<O: ToleranceOracle + ?Sized>(
+        &mut self,
+        ctx: &mut Ctx<'_, '_, O>,
+        a: (usize, u32),
+        b: (usize, u32),
+        union_failed: bool,
+    ) -> Result<()> {
+        self.out.stats.pair_tests += 1;
+        let same = a.0 == b.0;
+        if same && ctx.hs[a.0].nodes_adjacent(a.1, b.1) {
+            if !union_failed
+                && ctx.hs[a.0].rule_out_union(
+                    a.1,
+                    b.1,
+                    self.contour,
+                    &mut self.out.stats.patch_bounds_computed,
+                )?
+            {
+                return Ok(());
+            }
+        } else {
+            let (la, ha) = ctx.hs[a.0].node_box(a.1)?;
+            let (lb, hb) = ctx.hs[b.0].node_box(b.1)?;
+            if disjoint(la, ha, lb, hb) {
+                return Ok(());
+            }
+        }
+        let ca = ctx.hs[a.0].children(a.1);
+        let cb = ctx.hs[b.0].children(b.1);
+        match (ca, cb) {
+            (None, None) => {
+                let ta = ctx.hs[a.0].leaf_patch(a.1);
+                let tb = ctx.hs[b.0].leaf_patch(b.1);
+                if same {
+                    let h = &mut *ctx.hs[a.0];
+                    let bounded = &mut self.out.stats.patch_bounds_computed;
+                    if h.star_rules_out(ta, tb, self.contour, bounded)?
+                        || h.star_rules_out(tb, ta, self.contour, bounded)?
+                    {
+                        return Ok(());
+                    }
+                }
+                let sa = self.root_sub(ctx, a.0, ta)?;
+                let sb = self.root_sub(ctx, b.0, tb)?;
+                self.pair_subs(ctx, sa, sb)
+            }
+            (Some(kids), None) => {
+                for k in kids {
+                    self.pair_nodes(ctx, (a.0, k), b, false)?;
+                }
+                Ok(())
+            }
+            (None, Some(kids)) => {
+                for k in kids {
+                    self.pair_nodes(ctx, a, (b.0, k), false)?;
+                }
+                Ok(())
+            }
+            (Some(ka), Some(kb)) => {
+                if ctx.hs[a.0].node_size(a.1) >= ctx.hs[b.0].node_size(b.1) {
+                    for k in ka {
+                        self.pair_nodes(ctx, (a.0, k), b, false)?;
+                    }
+                } else {
+                    for k in kb {
+                        self.pair_nodes(ctx, a, (b.0, k), false)?;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The depth-0 sub-patch of patch `t` of surface `s` (created once per query).
+    fn root_sub<O: ToleranceOracle + ?Sized>(
+        &mut self,
+        ctx: &mut Ctx<'_, '_, O>,
+        s: usize,
+        t: u32,
+    ) -> Result<u32> {
+        let (stamp, idx) = self.roots[s][t as usize];
+        if stamp == self.stamp {
+            return Ok(idx);
+        }
+        let h = &mut *ctx.hs[s];
+        let (lo, hi, cone) = h.patch_bounds(t, &mut self.out.stats.patch_bounds_computed)?;
+        let (valence, points) = h.patch_points(t);
+        let corners = [[0, 0], [1, 0], [0, 1]];
+        let keys = corners.map(|c| corner_key(h, t, 0, c));
+        let idx = self.arena.len() as u32;
+        let kids = refine::children(valence, &points)?;
+        self.arena.push(Sub {
+            surface: s as u8,
+            patch: t,
+            depth: 0,
+            corners,
+            keys,
+            valence,
+            points,
+            lo,
+            hi,
+            cone: Some(cone),
+            segments: None,
+            kids: Some(Box::new(kids)),
+            children: None,
+        });
+        self.roots[s][t as usize] = (self.stamp, idx);
+        self.out.stats.patches_entered += 1;
+        Ok(idx)
+    }
+
+    /// The four children of a sub-patch (created once per query), or `None` when the budget or
+    /// [`MAX_REFINE_DEPTH`] forbids.
+    fn children<O: ToleranceOracle + ?Sized>(
+        &mut self,
+        ctx: &mut Ctx<'_, '_, O>,
+        x: u32,
+    ) -> Result<Option<[u32; 4]>> {
+        let sub = &self.arena[x as usize];
+        if let Some(c) = sub.children {
+            return Ok(Some(c));
+        }
+        if sub.depth >= MAX_REFINE_DEPTH || self.arena.len() + 4 > self.budget {
+            self.out.budget_reached |= sub.depth < MAX_REFINE_DEPTH;
+            return Ok(None);
+        }
+        let (surface, patch, depth, valence) = (sub.surface, sub.patch, sub.depth, sub.valence);
+        let p = sub.corners.map(|c| [2 * c[0], 2 * c[1]]);
+        let mid = |a: usize, b: usize| [(p[a][0] + p[b][0]) / 2, (p[a][1] + p[b][1]) / 2];
+        let (m01, m12, m02) = (mid(0, 1), mid(1, 2), mid(0, 2));
+        let child_corners = [
+            [p[0], m01, m02],
+            [m01, p[1], m12],
+            [m02, m12, p[2]],
+            [m12, m02, m01],
+        ];
+        let kids = match self.arena[x as usize].kids.take() {
+            Some(k) => *k,
+            None => refine::children(valence, &self.arena[x as usize].points)?,
+        };
+        let mut ids = [0u32; 4];
+        for (k, ((n, pts), corners)) in kids.into_iter().zip(child_corners).enumerate() {
+            let grandchildren = refine::children(n, &pts)?;
+            let (lo, hi) = refine::aabb_of(&pts, &grandchildren);
+            let h = &*ctx.hs[surface as usize];
+            let keys = corners.map(|c| corner_key(h, patch, depth + 1, c));
+            ids[k] = self.arena.len() as u32;
+            self.arena.push(Sub {
+                surface,
+                patch,
+                depth: depth + 1,
+                corners,
+                keys,
+                valence: n,
+                points: pts,
+                lo,
+                hi,
+                cone: None,
+                segments: None,
+                kids: Some(Box::new(grandchildren)),
+                children: None,
+            });
+        }
+        self.out.stats.subpatches_created += 4;
+        self.arena[x as usize].children = Some(ids);
+        Ok(Some(ids))
+    }
+
+    fn public(&self, ctx: &Ctx<'_, '_, impl ToleranceOracle + ?Sized>, x: u32) -> SubPatch {
+        let s = &self.arena[x as usize];
+        let h = &*ctx.hs[s.surface as usize];
+        let scale = (1u64 << s.depth) as f64;
+        let c = h.first_corner(s.patch);
+        let domain = s.corners.map(|[i, j]| {
+            let (u, v) = (i as f64 / scale, j as f64 / scale);
+            let mut b = [0.0; 3];
+            b[c] = 1.0 - u - v;
+            b[(c + 1) % 3] = u;
+            b[(c + 2) % 3] = v;
+            b
+        });
+        SubPatch {
+            surface: s.surface as usize,
+            patch: s.patch as usize,
+            depth: s.depth,
+            domain,
+        }
+    }
+
+    fn ask<O: ToleranceOracle + ?Sized>(&self, ctx: &mut Ctx<'_, '_, O>, x: u32, y: u32) -> bool {
+        let view = |i: u32| {
+            let s = &self.arena[i as usize];
+            SubPatchView {
+                sub: self.public(ctx, i),
+                aabb: (s.lo, s.hi),
+                control_points: &s.points,
+            }
+        };
+        let (vx, vy) = (view(x), view(y));
+        ctx.oracle.refine(&vx, &vy)
+    }
+
+    fn cone(&mut self, x: u32) -> Result<NormalBound> {
+        let s = &mut self.arena[x as usize];
+        if let Some(c) = s.cone {
+            return Ok(c);
+        }
+        let c = refine::normal_bound(s.valence, &s.points)?;
+        s.cone = Some(c);
+        Ok(c)
+    }
+
+    fn segments(&mut self, x: u32) -> Result<&[Segment; 3]> {
+        let s = &mut self.arena[x as usize];
+        if s.segments.is_none() {
+            s.segments = Some(Box::new(refine::segments(s.valence, &s.points)?));
+        }
+        Ok(self.arena[x as usize]
+            .segments
+            .as_deref()
+            .unwrap_or_else(|| unreachable!("set above")))
+    }
+
+    fn rule_out_sub(&mut self, x: u32) -> Result<bool> {
+        let NormalBound::Cone(cone) = self.cone(x)? else {
+            return Ok(false);
+        };
+        if !self.contour {
+            return Ok(true);
+        }
+        let segs = self.segments(x)?;
+        Ok(projected_loop_is_simple(segs, cone.axis()))
+    }
+
+    fn self_sub<O: ToleranceOracle + ?Sized>(
+        &mut self,
+        ctx: &mut Ctx<'_, '_, O>,
+        x: u32,
+    ) -> Result<()> {
+        if self.rule_out_sub(x)? {
+            return Ok(());
+        }
+        let kids = if self.ask(ctx, x, x) {
+            self.children(ctx, x)?
+        } else {
+            None
+        };
+        let Some(kids) = kids else {
+            let p = self.public(ctx, x);
+            self.out.unresolved_self.push(p);
+            return Ok(());
+        };
+        for k in kids {
+            self.self_sub(ctx, k)?;
+        }
+        for i in 0..4 {
+            for j in i + 1..4 {
+                self.pair_subs(ctx, kids[i], kids[j])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The extent along `n` of the points whose convex hull holds the sub-patch and every finer
+    /// control mesh over it (the same set as its box): its control triangle and its children's
+    /// control points.
+    fn hull_extent(&self, x: u32, n: P3) -> (f64, f64) {
+        let s = &self.arena[x as usize];
+        let mut lo = f64::INFINITY;
+        let mut hi = f64::NEG_INFINITY;
+        let mut add = |pts: &[P3]| {
+            for p in pts {
+                let d = p[0] * n[0] + p[1] * n[1] + p[2] * n[2];
+                lo = lo.min(d);
+                hi = hi.max(d);
+            }
+        };
+        add(&s.points[..3]);
+        if let Some(k) = &s.kids {
+            for (_, p) in k.iter() {
+                add(p);
+            }
+        } else if let Some(ids) = s.children {
+            for c in ids {
+                add(&self.arena[c as usize].points);
+            }
+        } else {
+            add(&s.points);
+        }
+        (lo, hi)
+    }
+
+    /// Whether the two sub-patches' hulls ([`Self::hull_extent`]) are disjoint along the normal
+    /// of either control triangle: a separating direction beyond the box axes, which on a curved
+    /// sheet separates patches whose boxes overlap across the bend.
+    fn separated_by_normals(&self, x: u32, y: u32) -> bool {
+        let normal = |i: u32| {
+            let p = &self.arena[i as usize].points;
+            let (a, b, c) = (p[0], p[1], p[2]);
+            let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+            let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+            [
+                u[1] * v[2] - u[2] * v[1],
+                u[2] * v[0] - u[0] * v[2],
+                u[0] * v[1] - u[1] * v[0],
+            ]
+        };
+        [normal(x), normal(y)].into_iter().any(|n| {
+            let (al, ah) = self.hull_extent(x, n);
+            let (bl, bh) = self.hull_extent(y, n);
+            let margin = 1e-12 * (1.0 + al.abs().max(ah.abs()).max(bl.abs()).max(bh.abs()));
+            ah + margin < bl || bh + margin < al
+        })
+    }
+
+    fn shared_keys(&self, x: u32, y: u32) -> Vec<(usize, usize)> {
+        let (a, b) = (&self.arena[x as usize], &self.arena[y as usize]);
+        let mut out = Vec::new();
+        if a.surface != b.surface {
+            return out;
+        }
+        for i in 0..3 {
+            for j in 0..3 {
+                if a.keys[i] == b.keys[j] {
+                    out.push((i, j));
+                }
+            }
+        }
+        out
+    }
+
+    /// Seed §2.4 on two sub-patches sharing the edge from `a`'s corner `i` to `i + 1`: the union's
+    /// cone and its four-segment contour.
+    fn rule_out_adjacent_subs(&mut self, x: u32, y: u32, i: usize, j: usize) -> Result<bool> {
+        let ca = self.cone(x)?;
+        if matches!(ca, NormalBound::Unbounded) {
+            return Ok(false);
+        }
+        let NormalBound::Cone(cone) = merge_bounds(&ca, &self.cone(y)?) else {
+            return Ok(false);
+        };
+        if !self.contour {
+            return Ok(true);
+        }
+        // a's shared edge runs a.i → a.(i+1); b runs the same edge backwards, b.j → b.(j+1)
+        // with b.j = a.(i+1).
+        self.segments(x)?;
+        self.segments(y)?;
+        let (Some(sa), Some(sb)) = (
+            self.arena[x as usize].segments.as_deref(),
+            self.arena[y as usize].segments.as_deref(),
+        ) else {
+            return Ok(false);
+        };
+        let loop_: Vec<Segment> = vec![
+            sa[(i + 1) % 3].clone(),
+            sa[(i + 2) % 3].clone(),
+            sb[(j + 1) % 3].clone(),
+            sb[(j + 2) % 3].clone(),
+        ];
+        Ok(projected_loop_is_simple(&loop_, cone.axis()))
+    }
+
+    fn pair_subs<O: ToleranceOracle + ?Sized>(
+        &mut self,
+        ctx: &mut Ctx<'_, '_, O>,
+        x: u32,
+        y: u32,
+    ) -> Result<()> {
+        self.out.stats.pair_tests += 1;
+        let shared = self.shared_keys(x, y);
+        let topology = match shared.len() {
+            0 => RegionTopology::Disjoint,
+            1 => RegionTopology::SharedCorner,
+            _ => RegionTopology::Adjacent,
+        };
+        if topology == RegionTopology::Adjacent {
+            let Some((i, j)) = edge_of(&shared) else {
+                return Err(DeformError::NotAvailable {
+                    what: "limit sub-patch adjacency",
+                    reason: "two sub-patches share two corners but no oriented edge",
+                });
+            };
+            if self.rule_out_adjacent_subs(x, y, i, j)? {
+                return Ok(());
+            }
+        } else {
+            let (a, b) = (&self.arena[x as usize], &self.arena[y as usize]);
+            if disjoint(a.lo, a.hi, b.lo, b.hi) {
+                return Ok(());
+            }
+            if shared.is_empty() && self.separated_by_normals(x, y) {
+                return Ok(());
+            }
+            if let Some(&(i, j)) = shared.first()
+                && corners_separate(a, i, b, j)?
+            {
+                return Ok(());
+            }
+        }
+        let both = if self.ask(ctx, x, y) {
+            match self.children(ctx, x)? {
+                Some(kx) => self.children(ctx, y)?.map(|ky| (kx, ky)),
+                None => None,
+            }
+        } else {
+            None
+        };
+        let Some((kx, ky)) = both else {
+            return self.report(ctx, x, y, topology, &shared);
+        };
+        for &cx in &kx {
+            for &cy in &ky {
+                self.pair_subs(ctx, cx, cy)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn report<O: ToleranceOracle + ?Sized>(
+        &mut self,
+        ctx: &mut Ctx<'_, '_, O>,
+        x: u32,
+        y: u32,
+        topology: RegionTopology,
+        shared: &[(usize, usize)],
+    ) -> Result<()> {
+        let (a, b) = (&self.arena[x as usize], &self.arena[y as usize]);
+        let to32 = |c: [P3; 3]| c.map(|p| Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32));
+        let pa = to32(refine::limit_corners(a.valence, &a.points)?);
+        let pb = to32(refine::limit_corners(b.valence, &b.points)?);
+        let polygons_intersect = match (topology, shared.first()) {
+            (RegionTopology::Adjacent, _) => false,
+            (RegionTopology::SharedCorner, Some(&(i, j))) => triangles_cross_beyond_vertex(
+                pa[i],
+                [pa[(i + 1) % 3], pa[(i + 2) % 3]],
+                [pb[(j + 1) % 3], pb[(j + 2) % 3]],
+            ),
+            _ => triangles_intersect(pa, pb),
+        };
+        let region = InterferenceRegion {
+            a: self.public(ctx, x),
+            b: self.public(ctx, y),
+            topology,
+            polygons: [pa, pb],
+            polygons_intersect,
+        };
+        self.out.regions.push(region);
+        Ok(())
+    }
+}
+
+/// Whether two sub-patches sharing corner `i` of `a` = corner `j` of `b` meet only there: the
+/// cones of their directional derivatives from the corner ([`refine::corner_generators`]: `a − p`
+/// and `b − p` lie in them) fit, `a`'s and the negated `b`'s together, in one cone narrower than a
+/// half-space, so a plane through the corner separates the two sub-patches.
+fn corners_separate(a: &Sub, i: usize, b: &Sub, j: usize) -> Result<bool> {
+    let mut gens = refine::corner_generators(a.valence, &a.points, i)?;
+    gens.extend(
+        refine::corner_generators(b.valence, &b.points, j)?
+            .into_iter()
+            .map(|g| g.map(|x| -x)),
+    );
+    Ok(cone_of(&gens).is_some())
+}
+
+/// The shared edge as `(i, j)`: `a`'s corners `i`, `i + 1` are `b`'s `j + 1`, `j`.
+fn edge_of(shared: &[(usize, usize)]) -> Option<(usize, usize)> {
+    for &(i, j1) in shared {
+        for &(i2, j) in shared {
+            if i2 == (i + 1) % 3 && j1 == (j + 1) % 3 {
+                return Some((i, j));
+            }
+        }
+    }
+    None
+}
+
+fn disjoint(la: P3, ha: P3, lb: P3, hb: P3) -> bool {
+    (0..3).any(|d| ha[d] < lb[d] || hb[d] < la[d])
+}
+
+/// The key of the lattice point `c` (root canonical `(u, v)` scaled by `2^depth`) of patch `t`.
+fn corner_key(h: &LimitHierarchy, t: u32, depth: u32, c: [u32; 2]) -> CornerKey {
+    let scale = 1u32 << depth;
+    let bary = [scale - c[0] - c[1], c[0], c[1]];
+    let v = h.canonical_vertices(t);
+    let nonzero: Vec<usize> = (0..3).filter(|&k| bary[k] != 0).collect();
+    match nonzero.as_slice() {
+        [k] => CornerKey::Vertex(v[*k]),
+        [k, l] => {
+            let (a, b) = (v[*k], v[*l]);
+            let at_max = if a > b { bary[*k] } else { bary[*l] };
+            CornerKey::Edge(a.min(b), a.max(b), at_max)
+        }
+        _ => CornerKey::Interior(t, c[0], c[1]),
+    }
+}
