@@ -1,13 +1,16 @@
-//! A skinned glTF character (the Khronos Fox) walks through falling balls in a Rapier world: one `SkinnedCollider`, posed from its clip every step; labelled pictures in `out/skinned_character/`.
+//! Two glTF characters walk through falling balls in a Rapier world: the skinned Khronos Fox and Kenney's platformer character (a multi-mesh model whose parts hang rigidly from animated nodes), each one `SkinnedCollider` posed from its clip every step, pushing what they touch with their surface's velocity; labelled pictures with contact-velocity arrows in `out/skinned_character/`.
 //!
 //! ```text
 //! cargo run --release --example skinned_character -- [seconds]
 //! ```
 //!
-//! The Fox is one collider on a kinematic body that walks forward while its `Walk` clip plays;
-//! balls rain on its path. Every step the collider is posed in O(bones), the world steps, and the
-//! BN-Tree finds the mesh's self-collisions. The summary reports balls hit by the Fox, balls that
-//! ended inside it (should be 0), self-colliding frames and the per-step cost of each part.
+//! Each character is one collider on a kinematic body that walks forward while its walk clip
+//! plays; balls rain on both paths. Every step the colliders are posed in O(bones),
+//! `SurfaceVelocityHooks` give every contact on a moving limb the limb's velocity, the world
+//! steps, and the BN-Tree finds the Fox's self-collisions. The pictures draw, at every contact
+//! between a character and a ball, an arrow along the surface's velocity there (body motion plus
+//! deformation, 0.2 s of travel). The summary reports balls hit by each character, balls below
+//! the ground, self-colliding frames and the per-step cost of each part.
 
 use std::error::Error;
 use std::time::{Duration, Instant};
@@ -28,6 +31,14 @@ const OUT: &str = "out/skinned_character";
 const SKIN: Rgb = Rgb::ORANGE;
 const BALL: Rgb = Rgb::BLUE;
 const BALL_HIT: Rgb = Rgb::GREEN;
+const FIGURE: Rgb = Rgb::new(0.55, 0.45, 0.85);
+const ARROW: Rgb = Rgb::RED;
+/// Seconds of surface motion an arrow shows.
+const ARROW_SECONDS: f32 = 0.2;
+/// Where the second character walks (x, m).
+const FIGURE_X: f32 = 1.0;
+/// The second character's height after scaling (m).
+const FIGURE_HEIGHT: f32 = 0.8;
 const GROUND: Rgb = Rgb::new(0.78, 0.78, 0.76);
 const PICTURE_SIZE: (usize, usize) = (1200, 700);
 
@@ -63,6 +74,41 @@ fn main() -> Result<(), Box<dyn Error>> {
         fox.clip_names().collect::<Vec<_>>(),
         t0.elapsed()
     );
+    // The second character: every mesh node of the file in one collider (parts follow their
+    // animated nodes with weight 1).
+    let t0 = Instant::now();
+    let (scene, report) = load_gltf_scene(
+        asset_path("skinned/kenney_platformer_character.glb"),
+        &LoadOptions::default(),
+    )?;
+    let (lo, hi) = scene
+        .mesh
+        .positions()
+        .iter()
+        .fold((Vec3::MAX, Vec3::MIN), |(a, b), p| (a.min(*p), b.max(*p)));
+    let figure_scale = FIGURE_HEIGHT / (hi.y - lo.y).max(1e-6);
+    let mut figure = SkinnedColliderBuilder::from_scene(&scene)?
+        .scale(figure_scale)
+        .body(
+            RigidBodyBuilder::kinematic_position_based().translation(Vector::new(
+                FIGURE_X,
+                -lo.y * figure_scale,
+                0.0,
+            )),
+        )
+        .collider(ColliderBuilder::ball(1.0).friction(0.6))
+        .build(&mut world)?;
+    println!(
+        "Kenney platformer character: {} triangles from {} mesh nodes, {} bones; collider built in {:.2?}",
+        scene.mesh.triangle_count(),
+        report.mesh_nodes.len(),
+        figure.skin().bone_count(),
+        t0.elapsed()
+    );
+    let figure_floor = -lo.y * figure_scale;
+    let mut hooks = SurfaceVelocityHooks::new();
+    hooks.track(&mut world.colliders, fox.collider())?;
+    hooks.track(&mut world.colliders, figure.collider())?;
 
     // Balls rain on the Fox's path (seeded, so every run is the same).
     let path_length = WALK_SPEED * seconds;
@@ -74,8 +120,9 @@ fn main() -> Result<(), Box<dyn Error>> {
         (rng >> 40) as f32 / (1u64 << 24) as f32
     };
     let mut balls = Vec::new();
-    for k in 0..160 {
-        let x = (next() - 0.5) * 0.5;
+    for k in 0..240 {
+        let lane = if k % 3 == 2 { FIGURE_X } else { 0.0 };
+        let x = lane + (next() - 0.5) * 0.5;
         let z = -0.6 + next() * (path_length + 1.4);
         let y = 1.0 + 0.04 * k as f32;
         let (body, collider) = world.insert(
@@ -92,9 +139,9 @@ fn main() -> Result<(), Box<dyn Error>> {
     let legend = legend();
     let framed = [
         Vec3::new(-0.7, 0.0, -1.0),
-        Vec3::new(0.7, 0.0, -1.0),
+        Vec3::new(FIGURE_X + 0.7, 0.0, -1.0),
         Vec3::new(-0.7, 0.0, path_length + 0.9),
-        Vec3::new(0.7, 0.0, path_length + 0.9),
+        Vec3::new(FIGURE_X + 0.7, 0.0, path_length + 0.9),
         Vec3::new(0.0, 1.2, -1.0),
         Vec3::new(0.0, 1.2, path_length + 0.9),
     ];
@@ -114,6 +161,8 @@ fn main() -> Result<(), Box<dyn Error>> {
     clear_outputs(OUT, &["png"])?;
     let mut written = WrittenFiles::new();
     let mut touched = vec![false; balls.len()];
+    let mut touched_figure = vec![false; balls.len()];
+    let mut pushed = 0usize;
     let (mut pose_time, mut step_time, mut self_time) =
         (Duration::ZERO, Duration::ZERO, Duration::ZERO);
     let (mut self_colliding_steps, mut max_pairs) = (0, 0);
@@ -121,10 +170,18 @@ fn main() -> Result<(), Box<dyn Error>> {
         let t = step as f32 * DT;
         let a = Instant::now();
         fox.play(&mut world.colliders, "Walk", t)?;
+        figure.play(&mut world.colliders, "walk", t)?;
         let fox_body = &mut world.bodies[fox.body()];
         fox_body.set_next_kinematic_translation(Vector::new(0.0, 0.0, WALK_SPEED * (t + DT)));
+        world.bodies[figure.body()].set_next_kinematic_translation(Vector::new(
+            FIGURE_X,
+            figure_floor,
+            WALK_SPEED * (t + DT),
+        ));
+        hooks.update(&world.colliders, DT)?;
         let b = Instant::now();
-        world.step();
+        world.step_with_events(&hooks, &());
+        pushed += hooks.apply_normal_velocities(&mut world);
         let c = Instant::now();
         let pairs = fox.find_self_collisions()?.len();
         let d = Instant::now();
@@ -135,35 +192,50 @@ fn main() -> Result<(), Box<dyn Error>> {
             self_colliding_steps += 1;
         }
         max_pairs = max_pairs.max(pairs);
-        for pair in world.narrow_phase.contact_pairs_with(fox.collider()) {
-            if pair.has_any_active_contact() {
-                let other = if pair.collider1 == fox.collider() {
-                    pair.collider2
-                } else {
-                    pair.collider1
-                };
-                if let Some(k) = balls.iter().position(|&(_, c)| c == other) {
-                    touched[k] = true;
+        for (character, hits) in [
+            (fox.collider(), &mut touched),
+            (figure.collider(), &mut touched_figure),
+        ] {
+            for pair in world.narrow_phase.contact_pairs_with(character) {
+                if pair.has_any_active_contact() {
+                    let other = if pair.collider1 == character {
+                        pair.collider2
+                    } else {
+                        pair.collider1
+                    };
+                    if let Some(k) = balls.iter().position(|&(_, c)| c == other) {
+                        hits[k] = true;
+                    }
                 }
             }
         }
         if step % PICTURE_EVERY == 0 {
+            let hit_by: Vec<bool> = touched
+                .iter()
+                .zip(&touched_figure)
+                .map(|(a, b)| *a || *b)
+                .collect();
             let mut canvas = draw(
                 &world,
-                &fox,
+                [
+                    (&fox, &asset.mesh, SKIN, "Fox"),
+                    (&figure, &scene.mesh, FIGURE, "Kenney character"),
+                ],
                 &balls,
-                &touched,
+                &hit_by,
                 &camera,
                 &legend,
-                &asset.mesh,
             )?;
-            let hit = touched.iter().filter(|&&t| t).count();
+            let arrows =
+                draw_contact_velocities(&mut canvas, &camera, &world, &hooks, [&fox, &figure])?;
+            let hit = hit_by.iter().filter(|&&t| t).count();
             canvas.draw_header(
-                "skinned_character: the Fox walks through falling balls",
+                "skinned_character: two glTF characters walk through falling balls",
                 &format!(
-                    "one SkinnedCollider ({} triangles, {} bones) posed from its Walk clip each step; {} balls, {hit} hit so far; {pairs} self-colliding pairs",
+                    "Fox: {} triangles, {} bones; Kenney: {} mesh nodes; one SkinnedCollider each · {hit} of {} balls hit · {arrows} contact velocities · Fox self-contacts {pairs}",
                     asset.mesh.triangle_count(),
                     fox.skin().bone_count(),
+                    report.mesh_nodes.len(),
                     balls.len(),
                 ),
                 &format!("t = {t:.2} s · step {step}/{steps}"),
@@ -188,6 +260,12 @@ fn main() -> Result<(), Box<dyn Error>> {
         touched.iter().filter(|&&t| t).count(),
         balls.len()
     );
+    println!(
+        "  balls touched by the Kenney character: {} of {}",
+        touched_figure.iter().filter(|&&t| t).count(),
+        balls.len()
+    );
+    println!("  ball contacts given the surface's normal velocity: {pushed}");
     println!("  balls below the ground: {fallen}");
     println!("  steps with self-collisions: {self_colliding_steps} (at most {max_pairs} pairs)");
     println!(
@@ -206,35 +284,35 @@ fn legend() -> Legend {
     Legend::new("colours")
         .with(LegendEntry::swatch(SKIN, "Fox (one SkinnedCollider)"))
         .with(LegendEntry::swatch(
+            FIGURE,
+            "Kenney character (its mesh nodes in one SkinnedCollider)",
+        ))
+        .with(LegendEntry::swatch(
+            ARROW,
+            "surface velocity at a ball contact (0.2 s of travel)",
+        ))
+        .with(LegendEntry::swatch(
             SELF_COLLISION_COLOUR,
             "self-colliding triangle (BN-Tree, conservative)",
         ))
-        .with(LegendEntry::swatch(BALL, "ball not yet touched by the Fox"))
-        .with(LegendEntry::swatch(BALL_HIT, "ball the Fox has touched"))
+        .with(LegendEntry::swatch(BALL, "ball not yet touched"))
+        .with(LegendEntry::swatch(
+            BALL_HIT,
+            "ball a character has touched",
+        ))
         .with(LegendEntry::swatch(GROUND, "ground"))
 }
 
-/// One picture: the Fox in its current pose (self-colliding triangles marked), the balls and
-/// the ground, with the legend and a label on the Fox.
-#[allow(clippy::too_many_arguments)]
+/// One picture: both characters in their current pose (the Fox's self-colliding triangles
+/// marked), the balls and the ground, with the legend and a label on each character.
 fn draw(
     world: &PhysicsWorld,
-    fox: &SkinnedCollider,
+    characters: [(&SkinnedCollider, &TriangleMesh, Rgb, &str); 2],
     balls: &[(RigidBodyHandle, ColliderHandle)],
     touched: &[bool],
     camera: &Camera,
     legend: &Legend,
-    mesh: &TriangleMesh,
 ) -> Result<Canvas, Box<dyn Error>> {
-    let pose = world.bodies[fox.body()].position();
-    let mut model = Vec::new();
-    fox.deformed_positions(&mut model);
-    let posed: Vec<Vec3> = model.iter().map(|&p| pose.transform_point(p)).collect();
-    let mut colours = vec![SKIN; mesh.triangle_count()];
-    for &[a, b] in fox.last_self_collisions() {
-        colours[a as usize] = SELF_COLLISION_COLOUR;
-        colours[b as usize] = SELF_COLLISION_COLOUR;
-    }
     let (w, h) = PICTURE_SIZE;
     let mut canvas = Canvas::new(w, h, Rgb::WHITE)?;
     let ground = [
@@ -250,13 +328,26 @@ fn draw(
         MeshColours::Uniform(GROUND),
         Shading::Flat,
     )?;
-    canvas.draw_mesh(
-        camera,
-        &posed,
-        mesh.triangles(),
-        MeshColours::PerTriangle(&colours),
-        Shading::Smooth,
-    )?;
+    let mut labels = Vec::new();
+    for (character, mesh, colour, name) in characters {
+        let pose = world.bodies[character.body()].position();
+        let mut model = Vec::new();
+        character.deformed_positions(&mut model);
+        let posed: Vec<Vec3> = model.iter().map(|&p| pose.transform_point(p)).collect();
+        let mut colours = vec![colour; mesh.triangle_count()];
+        for &[a, b] in character.last_self_collisions() {
+            colours[a as usize] = SELF_COLLISION_COLOUR;
+            colours[b as usize] = SELF_COLLISION_COLOUR;
+        }
+        canvas.draw_mesh(
+            camera,
+            &posed,
+            mesh.triangles(),
+            MeshColours::PerTriangle(&colours),
+            Shading::Smooth,
+        )?;
+        labels.push(Label::above(&posed, name).with_swatch(colour));
+    }
     for (k, &(body, _)) in balls.iter().enumerate() {
         let colour = if touched[k] { BALL_HIT } else { BALL };
         canvas.draw_sphere(
@@ -267,6 +358,53 @@ fn draw(
         )?;
     }
     canvas.draw_legend(legend, Corner::BottomLeft);
-    canvas.draw_labels(camera, &[Label::above(&posed, "Fox").with_swatch(SKIN)]);
+    canvas.draw_labels(camera, &labels);
     Ok(canvas)
+}
+
+/// An arrow at every active contact between a character and another collider, along the
+/// character's surface velocity there: its body's velocity plus the deformation velocity
+/// [`SurfaceVelocityHooks::surface_velocity`] gives (rotated to the world), `ARROW_SECONDS` of
+/// travel. Returns how many were drawn.
+fn draw_contact_velocities(
+    canvas: &mut Canvas,
+    camera: &Camera,
+    world: &PhysicsWorld,
+    hooks: &SurfaceVelocityHooks,
+    characters: [&SkinnedCollider; 2],
+) -> Result<usize, Box<dyn Error>> {
+    let mut drawn = 0;
+    for character in characters {
+        let collider = character.collider();
+        let pose = *world.colliders[collider].position();
+        let body = &world.bodies[character.body()];
+        for pair in world.narrow_phase.contact_pairs_with(collider) {
+            if !pair.has_any_active_contact() {
+                continue;
+            }
+            let first = pair.collider1 == collider;
+            for m in pair.manifolds() {
+                let triangle = if first { m.subshape1 } else { m.subshape2 };
+                for p in &m.points {
+                    let local = if first { p.local_p1 } else { p.local_p2 };
+                    let Some(deformation) =
+                        hooks.surface_velocity(&world.colliders, collider, triangle, local)
+                    else {
+                        continue;
+                    };
+                    let at = pose.transform_point(local);
+                    let velocity = body.velocity_at_point(at) + pose.rotation * deformation;
+                    let tip = at + velocity * ARROW_SECONDS;
+                    canvas.draw_line3(camera, at, tip, ARROW)?;
+                    // A small head: two strokes back from the tip.
+                    let back = (at - tip).normalize_or_zero() * 0.04;
+                    let side = back.cross(Vec3::Y).normalize_or_zero() * 0.02;
+                    canvas.draw_line3(camera, tip, tip + back + side, ARROW)?;
+                    canvas.draw_line3(camera, tip, tip + back - side, ARROW)?;
+                    drawn += 1;
+                }
+            }
+        }
+    }
+    Ok(drawn)
 }
