@@ -87,14 +87,9 @@ pub fn bend(points: &[Vec3], x0: f32, arc: f32, angle: f32) -> Vec<Vec3> {
         .collect()
 }
 
-/// An octahedron refined `levels` Loop steps (valence-4 irregular vertices, at least one step so
-/// no triangle has two irregular corners), projected to the unit sphere and jittered by
-/// `jitter` per coordinate with a fixed hash (deterministic).
-///
-/// # Panics
-/// For `levels == 0` or more than 4.
-pub fn sphere_cage(levels: u32, jitter: f32) -> TriangleMesh {
-    assert!((1..=4).contains(&levels));
+/// The regular octahedron on the unit axes (closed, genus 0, valence 4 everywhere), outward
+/// oriented.
+pub fn octahedron() -> TriangleMesh {
     let p = vec![Vec3::X, -Vec3::X, Vec3::Y, -Vec3::Y, Vec3::Z, -Vec3::Z];
     let t = vec![
         [0, 2, 4],
@@ -106,8 +101,18 @@ pub fn sphere_cage(levels: u32, jitter: f32) -> TriangleMesh {
         [3, 1, 5],
         [0, 3, 5],
     ];
-    let oct = TriangleMesh::new(p, t).expect("octahedron");
-    let s = LoopSubdivision::new(oct, levels).expect("a few Loop steps");
+    TriangleMesh::new(p, t).expect("the octahedron is a valid mesh")
+}
+
+/// An octahedron refined `levels` Loop steps (valence-4 irregular vertices, at least one step so
+/// no triangle has two irregular corners), projected to the unit sphere and jittered by
+/// `jitter` per coordinate with a fixed hash (deterministic).
+///
+/// # Panics
+/// For `levels == 0` or more than 4.
+pub fn sphere_cage(levels: u32, jitter: f32) -> TriangleMesh {
+    assert!((1..=4).contains(&levels));
+    let s = LoopSubdivision::new(octahedron(), levels).expect("a few Loop steps");
     let q: Vec<Vec3> = s
         .mesh()
         .positions()

@@ -24,7 +24,7 @@
 //! ms/step per body (`16.7 / ms_per_step_per_body`), and the note says so.
 
 use super::output::load_average;
-use super::runner::{PlotSpec, RunOptions, SceneReport, Section, median};
+use super::runner::{PlotSpec, RunOptions, SceneReport, Section, max_at_60hz, median};
 use rapier3d_deform::crash::{DeformableCollider, PlasticAsset};
 use rapier3d_deform_scenes::car::CAR_LENGTH;
 use rapier3d_deform_scenes::crash::{
@@ -32,9 +32,6 @@ use rapier3d_deform_scenes::crash::{
 };
 use std::sync::Arc;
 use std::time::Instant;
-
-/// A 60 Hz frame (ms).
-const FRAME_MS: f64 = 1000.0 / 60.0;
 
 /// The car counts, in report order.
 const COUNTS: [usize; 3] = [8, 32, 128];
@@ -139,21 +136,6 @@ impl Tally {
 
 fn leak(s: String) -> &'static str {
     Box::leak(s.into_boxed_str())
-}
-
-/// The largest car count that fits a 60 Hz frame, and whether it is extrapolated.
-fn max_at_60hz(per_count: &[(usize, f64)]) -> (f64, bool) {
-    let fits: Vec<usize> = per_count
-        .iter()
-        .filter(|(_, ms)| *ms <= FRAME_MS)
-        .map(|(n, _)| *n)
-        .collect();
-    match per_count.last() {
-        Some(&(n, ms)) if fits.contains(&n) && ms > 0.0 => {
-            ((FRAME_MS / (ms / n as f64)).floor(), true)
-        }
-        _ => (fits.iter().copied().max().unwrap_or(0) as f64, false),
-    }
 }
 
 /// Runs the scene.

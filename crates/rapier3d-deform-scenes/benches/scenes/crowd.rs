@@ -23,7 +23,7 @@
 //! `contacts_mean_*` gives the contact points per step of each.
 
 use super::output::load_average;
-use super::runner::{RunOptions, SceneReport, Section, median};
+use super::runner::{RunOptions, SceneReport, Section, max_at_60hz, median};
 use rapier3d_deform::character::{
     ClipTime, SkinnedCollider, SkinnedColliderBuilder, SurfaceVelocityHooks,
 };
@@ -36,9 +36,6 @@ use rapier3d_deform::rapier3d::parry::shape::TriMesh;
 use rapier3d_deform::rapier3d::pipeline::PhysicsWorld;
 use rapier3d_deform::shape::DeformableMeshShape;
 use std::time::Instant;
-
-/// A 60 Hz frame (ms).
-const FRAME_MS: f64 = 1000.0 / 60.0;
 
 /// The Fox's longest extent after scaling (m).
 const SIZE: f32 = 1.5;
@@ -290,22 +287,6 @@ impl Crowd {
             .map(|m| m.points.len())
             .sum::<usize>() as f64;
         ms
-    }
-}
-
-/// The largest count whose step fits a 60 Hz frame, extrapolated linearly from the largest
-/// count's ms per body when even that one fits (`true` then).
-fn max_at_60hz(per_count: &[(usize, f64)]) -> (f64, bool) {
-    let fits: Vec<usize> = per_count
-        .iter()
-        .filter(|(_, ms)| *ms <= FRAME_MS)
-        .map(|(n, _)| *n)
-        .collect();
-    match per_count.last() {
-        Some(&(n, ms)) if fits.contains(&n) && ms > 0.0 => {
-            ((FRAME_MS / (ms / n as f64)).floor(), true)
-        }
-        _ => (fits.iter().copied().max().unwrap_or(0) as f64, false),
     }
 }
 

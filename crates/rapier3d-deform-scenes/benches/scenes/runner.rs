@@ -207,3 +207,23 @@ pub fn calibrate<R>(target_ns: f64, mut f: impl FnMut() -> R) -> u32 {
         reps *= 4;
     }
 }
+
+/// A 60 Hz frame (ms).
+pub const FRAME_MS: f64 = 1000.0 / 60.0;
+
+/// The largest body count whose step fits a 60 Hz frame, from `(count, ms per step)` in
+/// increasing count; when even the largest count fits, extrapolated linearly from its ms per
+/// body (`true` then).
+pub fn max_at_60hz(per_count: &[(usize, f64)]) -> (f64, bool) {
+    let fits: Vec<usize> = per_count
+        .iter()
+        .filter(|(_, ms)| *ms <= FRAME_MS)
+        .map(|(n, _)| *n)
+        .collect();
+    match per_count.last() {
+        Some(&(n, ms)) if fits.contains(&n) && ms > 0.0 => {
+            ((FRAME_MS / (ms / n as f64)).floor(), true)
+        }
+        _ => (fits.iter().copied().max().unwrap_or(0) as f64, false),
+    }
+}

@@ -13,18 +13,7 @@ use rapier3d_deform::mesh::TriangleMesh;
 use std::f64::consts::TAU;
 
 fn octahedron() -> TriangleMesh {
-    let p = vec![Vec3::X, -Vec3::X, Vec3::Y, -Vec3::Y, Vec3::Z, -Vec3::Z];
-    let t = vec![
-        [0, 2, 4],
-        [2, 1, 4],
-        [1, 3, 4],
-        [3, 0, 4],
-        [2, 0, 5],
-        [1, 2, 5],
-        [3, 1, 5],
-        [0, 3, 5],
-    ];
-    TriangleMesh::new(p, t).unwrap()
+    rapier3d_deform_scenes::subdiv::octahedron()
 }
 
 /// A bipyramid over an `m`-gon: apexes of valence `m`, equator vertices of valence 4.
