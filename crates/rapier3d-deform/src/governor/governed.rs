@@ -115,10 +115,23 @@ pub(crate) fn deform_vertex_wide(
     governors: &[WideAffine],
     v: usize,
 ) -> Vec3 {
-    let p0 = rest[v];
+    blend_wide(rest[v], weights.iter_row(v), governors)
+}
+
+/// `Σ w · (A_g p0 + t_g)` over `influences` with 4-lane vectors, in [`deform_vertex`]'s order
+/// of operations (bit-identical to it for the same influences in the same order).
+///
+/// # Performance
+/// O(influences).
+#[inline]
+pub(crate) fn blend_wide(
+    p0: Vec3,
+    influences: impl Iterator<Item = (u32, f32)>,
+    governors: &[WideAffine],
+) -> Vec3 {
     let (x, y, z) = (Vec3A::splat(p0.x), Vec3A::splat(p0.y), Vec3A::splat(p0.z));
     let mut p = Vec3A::ZERO;
-    for (g, w) in weights.iter_row(v) {
+    for (g, w) in influences {
         let [ax, ay, az, t] = governors[g as usize];
         p += w * (ax * x + ay * y + az * z + t);
     }

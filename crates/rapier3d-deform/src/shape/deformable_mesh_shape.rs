@@ -26,7 +26,9 @@ use crate::bn_tree::{BnTree, VertexLeaves};
 use crate::bounds::{BoundsWorkspace, MorphMarginBounds, PatchBounds};
 use crate::deformation::{MorphDeltas, check_target_weights};
 use crate::error::{DeformError, Result};
-use crate::governor::{Affine, deform_vertex, validate_governors};
+use crate::governor::{
+    Affine, WideAffine, blend_wide, deform_vertex, validate_governors, widen_governors,
+};
 
 use super::leaf_blocks::LeafBlocks;
 use crate::math::Vec3;
@@ -122,6 +124,8 @@ pub struct DeformableMeshShape {
     /// is the lazy box of node 0.
     pub(super) root_stale: bool,
     governors: Vec<Affine>,
+    /// `governors` as 4-lane columns for the leaf refits (refreshed with every epoch).
+    wide_governors: Vec<WideAffine>,
     epoch: u32,
     pub(super) root_aabb: Aabb,
     unit_mass: MassProperties,
@@ -236,6 +240,7 @@ impl Clone for DeformableMeshShape {
             root_bounds: self.root_bounds.clone(),
             root_stale: self.root_stale,
             governors: self.governors.clone(),
+            wide_governors: self.wide_governors.clone(),
             epoch: 1,
             root_aabb: self.root_aabb,
             unit_mass: self.unit_mass,
@@ -320,6 +325,7 @@ impl DeformableMeshShape {
             root_bounds,
             root_stale: false,
             governors: governors.to_vec(),
+            wide_governors: Vec::new(),
             epoch: 1,
             root_aabb: Aabb::new_invalid(),
             unit_mass,
@@ -332,6 +338,7 @@ impl DeformableMeshShape {
             morph_weights: Vec::new(),
             fix_internal_edges: false,
         };
+        widen_governors(&shape.governors, &mut shape.wide_governors);
         shape.root_aabb = shape.compute_root_aabb();
         Ok(shape)
     }
@@ -430,6 +437,7 @@ impl DeformableMeshShape {
         }
         *self.cache.node_refits.get_mut() = 0;
         *self.cache.vertices_deformed.get_mut() = 0;
+        widen_governors(&self.governors, &mut self.wide_governors);
         self.root_aabb = self.compute_root_aabb();
     }
 
@@ -562,8 +570,9 @@ impl DeformableMeshShape {
     /// Deforms every slot of leaf `leaf`'s block into the slot cache and returns their box (the
     /// leaf's box: its slots are exactly its triangles' vertices). The caller stamps the node.
     ///
-    /// Each slot is computed exactly like [`Self::vertex`] (same rest point, same influences in
-    /// the same order), so block triangles equal [`Self::triangle`] bit for bit.
+    /// Each slot is computed like [`Self::vertex`] (same rest point, same influences in the same
+    /// order; 4-lane vectors in the scalar order of operations), so block triangles equal
+    /// [`Self::triangle`] bit for bit.
     fn refit_leaf_block(&self, leaf: usize) -> Aabb {
         let mut lo = Vec3::splat(f32::MAX);
         let mut hi = Vec3::splat(f32::MIN);
@@ -578,10 +587,7 @@ impl DeformableMeshShape {
                     self.blocks.rest(s),
                 ),
             };
-            let mut p = Vec3::ZERO;
-            for (g, w) in self.blocks.influences(s) {
-                p += w * self.governors[g as usize].transform_point(p0);
-            }
+            let p = blend_wide(p0, self.blocks.influences(s), &self.wide_governors);
             for (a, x) in self.cache.slot[s].iter().zip(p.to_array()) {
                 a.store(x.to_bits(), Ordering::Relaxed);
             }
@@ -1035,6 +1041,37 @@ mod tests {
             Affine::new(r1, pivot - r1 * pivot),
             Affine::new(r2, pivot - r2 * pivot + Vec3::new(0.0, 0.05, 0.0)),
         ]
+    }
+
+    #[test]
+    fn leaf_block_triangles_equal_vertex_path_triangles_bit_for_bit() {
+        let tree = tube(16, 12);
+        let mut shape = DeformableMeshShape::new(tree.clone(), &bent(0.0)).unwrap();
+        let mut seen = 0;
+        for angle in [0.3f32, -0.7] {
+            shape.set_governors(&bent(angle)).unwrap();
+            for (i, node) in tree.nodes().iter().enumerate() {
+                if node.children.is_some() {
+                    continue;
+                }
+                shape.for_each_leaf_triangle(i as u32, |t, tri| {
+                    let reference = shape.triangle(t);
+                    for (a, b) in [
+                        (tri.a, reference.a),
+                        (tri.b, reference.b),
+                        (tri.c, reference.c),
+                    ] {
+                        assert_eq!(
+                            a.to_array().map(f32::to_bits),
+                            b.to_array().map(f32::to_bits)
+                        );
+                    }
+                    seen += 1;
+                    true
+                });
+            }
+        }
+        assert_eq!(seen, 2 * tree.mesh().triangle_count());
     }
 
     #[test]
