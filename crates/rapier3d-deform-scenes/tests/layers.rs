@@ -28,6 +28,8 @@ const LAYERS: &[&[&str]] = &[
     &["geometry"],
     &["bn_tree"],
     &["proxy", "plasticity", "avatar"],
+    // Cloth: XPBD with the avatar's per-vertex test as its collision stage.
+    &["cloth"],
     &["shape"],
     &["query"],
     &["crash", "character"],

@@ -376,6 +376,27 @@ impl AvatarQuery {
         Ok(misses)
     }
 
+    /// Skin vertex `v` posed by this frame's skin matrices (evaluated once per frame, as
+    /// [`crate::governor::deform_vertex`] does).
+    ///
+    /// # Errors
+    /// [`DeformError::NotAvailable`] before the first [`Self::begin_frame`] with `avatar`;
+    /// [`DeformError::IndexOutOfRange`] for a vertex past the last.
+    ///
+    /// # Performance
+    /// O(influences of `v`) the first time in a frame, O(1) after.
+    pub fn skin_vertex(&mut self, avatar: &AvatarBoxes, v: u32) -> Result<Vec3> {
+        self.check_frame(avatar)?;
+        if v as usize >= avatar.rest.len().min(self.vertices.len()) {
+            return Err(DeformError::IndexOutOfRange {
+                what: "skin vertex",
+                index: v as usize,
+                len: avatar.rest.len(),
+            });
+        }
+        Ok(self.posed_vertex(avatar, v))
+    }
+
     /// Bounds box `index` and its slabs in the box's frame, once per frame.
     fn bound_box(&mut self, avatar: &AvatarBoxes, index: usize) {
         if self.box_stamp[index] == self.epoch {
