@@ -25,6 +25,7 @@ pub mod primitives;
 pub mod render;
 pub mod sdf_mesh;
 pub mod self_colliding;
+pub mod skirt;
 pub mod teddy;
 
 pub use bvh_refit::BvhRefitSelfCollision;
