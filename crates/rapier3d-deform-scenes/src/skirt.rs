@@ -37,7 +37,7 @@ pub const SKIRT_FLARE: f32 = 1.7;
 pub const WAIST_CLEARANCE: f32 = 0.012;
 
 /// Nodes of RiggedFigure's legs: (hip, knee) left and right.
-const LEGS: [(usize, usize); 2] = [(13, 14), (16, 17)];
+const LEGS: [(usize, usize); 2] = [(3, 4), (7, 8)];
 
 /// The walking figure.
 pub struct WalkingFigure {
@@ -85,16 +85,16 @@ impl WalkingFigure {
     }
 }
 
-/// World rotation of `node` at rest (the product of the rest rotations up to the root).
+/// World rotation of `node` at rest (its node's world transform, orthonormalised).
 fn rest_world_rotation(figure: &SubdividedFox, node: usize) -> Quat {
-    let skeleton = &figure.asset().skeleton;
-    let mut q = Quat::IDENTITY;
-    let mut n = Some(node);
-    while let Some(k) = n {
-        q = skeleton.rest_transforms()[k].to_trs().rotation * q;
-        n = skeleton.parent(k);
-    }
-    q.normalize()
+    let world = figure.asset().skeleton.node_world_transforms(None, 0.0);
+    world.get(node).map_or(Quat::IDENTITY, |a| {
+        let m = a.linear;
+        let (x, y) = (m.x_axis.normalize(), m.y_axis.normalize());
+        let z = x.cross(y).normalize();
+        let y = z.cross(x);
+        Quat::from_mat3(&rapier3d_deform::math::Mat3::from_cols(x, y, z)).normalize()
+    })
 }
 
 /// The walk in place: rotation channels on the hips and knees (see the module docs).

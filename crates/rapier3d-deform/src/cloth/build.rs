@@ -1,4 +1,4 @@
-//! Building a cloth: validated options, rest mesh, pinned vertices, lumped masses, stretch edges and dihedral bending pairs.
+//! Building a cloth: validated options, rest mesh, pinned vertices, lumped masses, stretch edges and bending links.
 
 use crate::error::{DeformError, Result};
 use crate::math::Vec3;
@@ -12,7 +12,7 @@ pub struct ClothOptions {
     pub density: f32,
     /// XPBD compliance of the edge-length constraints (m/N); 0 is inextensible.
     pub stretch_compliance: f32,
-    /// XPBD compliance of the dihedral-angle constraints (rad/(N·m)); larger bends more easily.
+    /// XPBD compliance of the bending links (m/N); larger bends more easily.
     pub bend_compliance: f32,
     /// Velocity damping rate (1/s): each substep scales velocities by `max(0, 1 − damping · h)`.
     pub damping: f32,
@@ -27,7 +27,7 @@ impl Default for ClothOptions {
         Self {
             density: 0.2,
             stretch_compliance: 1e-7,
-            bend_compliance: 0.5,
+            bend_compliance: 1.0,
             damping: 1.0,
             substeps: 8,
             gravity: Vec3::new(0.0, -9.81, 0.0),
@@ -44,18 +44,20 @@ pub(crate) struct Edge {
     pub(crate) rest: f32,
 }
 
-/// A bending constraint across an interior edge: the two opposite vertices `[x1, x2]`, the
-/// shared edge `[x3, x4]` and the rest dihedral angle.
+/// A bending link across an interior edge: the two vertices opposite the edge and their rest
+/// distance.
 #[derive(Clone, Copy, Debug)]
 #[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Bend {
-    pub(crate) v: [u32; 4],
+    pub(crate) a: u32,
+    pub(crate) b: u32,
     pub(crate) rest: f32,
 }
 
 /// A triangle-mesh cloth simulated with XPBD (Macklin et al. 2016; "small steps", Macklin et
-/// al. 2019): edge-length (stretch) and dihedral-angle (bending, Bridson et al. 2003 gradients)
-/// constraints, velocity damping, substeps and pinned vertices moved to targets.
+/// al. 2019): edge-length constraints (stretch), bending links (the distance between the two
+/// vertices opposite each interior edge, Provot 1995), velocity damping, substeps and pinned
+/// vertices moved to targets.
 ///
 /// Positions and velocities are world-space. Per step the solver allocates nothing; the
 /// collision stage ([`super::SkinCollision`]) reads [`Self::step_start`] and [`Self::positions`]
@@ -199,7 +201,7 @@ impl Cloth {
         self.edges.len()
     }
 
-    /// Bending constraints (interior edges between two triangles).
+    /// Bending links (one per interior edge between two triangles).
     pub fn bend_count(&self) -> usize {
         self.bends.len()
     }
@@ -289,7 +291,7 @@ fn check_options(o: &ClothOptions) -> Result<()> {
     Ok(())
 }
 
-/// Unique edges with rest lengths, and one bending constraint per edge shared by exactly two
+/// Unique edges with rest lengths, and one bending link per edge shared by exactly two
 /// triangles.
 fn constraints(mesh: &TriangleMesh, positions: &[Vec3]) -> (Vec<Edge>, Vec<Bend>) {
     // (low, high, opposite vertex) per half-edge, sorted: equal keys are the triangles of an edge.
@@ -316,94 +318,24 @@ fn constraints(mesh: &TriangleMesh, positions: &[Vec3]) -> (Vec<Edge>, Vec<Bend>
             rest: (positions[a as usize] - positions[b as usize]).length(),
         });
         if j - i == 2 {
-            let v = [half[i].2, half[i + 1].2, a, b];
-            let x = v.map(|k| positions[k as usize]);
-            if let Some((angle, _)) = dihedral(x) {
-                bends.push(Bend { v, rest: angle });
-            }
+            let (c, d) = (half[i].2, half[i + 1].2);
+            bends.push(Bend {
+                a: c,
+                b: d,
+                rest: (positions[c as usize] - positions[d as usize]).length(),
+            });
         }
         i = j;
     }
     (edges, bends)
 }
 
-/// The dihedral angle of the bending element `[x1, x2, x3, x4]` (shared edge `x3 x4`) and its
-/// gradient with respect to the four vertices (Bridson, Marino & Fedkiw 2003, §4), or `None`
-/// for a degenerate element (a zero-area triangle or a zero-length edge).
-pub(crate) fn dihedral(x: [Vec3; 4]) -> Option<(f32, [Vec3; 4])> {
-    let [x1, x2, x3, x4] = x;
-    let n1 = (x1 - x3).cross(x1 - x4);
-    let n2 = (x2 - x4).cross(x2 - x3);
-    let e = x4 - x3;
-    let (l1, l2, le) = (n1.length_squared(), n2.length_squared(), e.length());
-    let tiny = 1e-20 * (1.0 + e.length_squared()).powi(2);
-    if !(l1 > tiny && l2 > tiny && le > 1e-12) {
-        return None;
-    }
-    let (a, b) = (n1 / l1, n2 / l2);
-    let (n1h, n2h, eh) = (n1 / l1.sqrt(), n2 / l2.sqrt(), e / le);
-    let angle = n1h.cross(n2h).dot(eh).atan2(n1h.dot(n2h));
-    let u1 = a * le;
-    let u2 = b * le;
-    let u3 = a * ((x1 - x4).dot(e) / le) + b * ((x2 - x4).dot(e) / le);
-    let u4 = -(a * ((x1 - x3).dot(e) / le)) - b * ((x2 - x3).dot(e) / le);
-    // Bridson's u_i are the gradient of −θ with θ measured as above.
-    Some((angle, [-u1, -u2, -u3, -u4]))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// SplitMix64 for test inputs.
-    fn next(state: &mut u64) -> f32 {
-        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = *state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        (z >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
-    }
-
     #[test]
-    fn dihedral_gradient_matches_finite_differences() {
-        let mut s = 7u64;
-        let mut checked = 0;
-        for _ in 0..200 {
-            let x: [Vec3; 4] =
-                core::array::from_fn(|_| Vec3::new(next(&mut s), next(&mut s), next(&mut s)));
-            let Some((angle, grad)) = dihedral(x) else {
-                continue;
-            };
-            // Stay away from the ±π branch cut of atan2.
-            if angle.abs() > 2.8 {
-                continue;
-            }
-            let h = 1e-3f64;
-            for i in 0..4 {
-                for d in 0..3 {
-                    let mut xp = x;
-                    let mut xm = x;
-                    xp[i][d] += h as f32;
-                    xm[i][d] -= h as f32;
-                    let (Some((ap, _)), Some((am, _))) = (dihedral(xp), dihedral(xm)) else {
-                        continue;
-                    };
-                    let fd = (ap as f64 - am as f64) / (2.0 * h);
-                    let g = grad[i][d] as f64;
-                    assert!(
-                        (fd - g).abs() <= 2e-2 * (1.0 + g.abs()),
-                        "vertex {i} axis {d}: analytic {g}, finite difference {fd} (angle {angle})"
-                    );
-                }
-            }
-            checked += 1;
-        }
-        assert!(checked > 100, "{checked}");
-    }
-
-    #[test]
-    fn flat_pair_has_zero_angle_and_one_bend() {
+    fn a_quad_has_five_edges_and_one_bending_link() {
         let positions = vec![
             Vec3::new(0.0, 0.0, 0.0),
             Vec3::new(1.0, 0.0, 0.0),
@@ -419,7 +351,7 @@ mod tests {
         .unwrap();
         assert_eq!(cloth.edge_count(), 5);
         assert_eq!(cloth.bend_count(), 1);
-        assert!(cloth.bends[0].rest.abs() < 1e-6);
+        assert!((cloth.bends[0].rest - 2f32.sqrt()).abs() < 1e-6);
         assert!(cloth.is_pinned(0) && !cloth.is_pinned(3));
     }
 }
