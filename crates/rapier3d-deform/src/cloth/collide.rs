@@ -83,9 +83,10 @@ pub struct SkinCollisionStats {
 ///
 /// 1. **Continuous test.** The vertex moved from `p₀` ([`Cloth::step_start`]) to `p₁`; the skin
 ///    from the previous pose to the current one, each skin vertex linearly. A crossing at time
-///    `t` and barycentric point `b` leaves `p₁` within `|p₁ − p₀| + M` of the current triangle
-///    (`M` bounds every skin vertex's motion: per box, the O(m) bound of `Σ w_k (G_k − G'_k) p₀`),
-///    so the triangles of [`AvatarQuery::candidates`] within that radius are swept: the
+///    `t` and barycentric point `b` leaves `p₁` within `|p₁ − p₀| + M_b` of the current triangle
+///    for any box `b` holding it (`M_b` bounds the motion of box `b`'s skin vertices: the O(m)
+///    bound of `Σ w_k (G_k − G'_k) p₀`), so the triangles of
+///    [`AvatarQuery::candidates_with_margins`] are swept (after a swept-box test): the
 ///    coplanarity cubic of the seed's §2.1.1, from the outside only. The first crossing puts the
 ///    vertex at the crossing point's current position, [`ContactThresholds::thickness`]
 ///    outside.
@@ -104,6 +105,8 @@ pub struct SkinCollision {
     query: AvatarQuery,
     previous: Vec<Affine>,
     delta: Vec<Affine>,
+    /// Per box, a bound on how far its skin moved over the step.
+    box_motion: Vec<f32>,
     workspace: BoundsWorkspace,
     epoch: u32,
     previous_stamp: Vec<u32>,
@@ -182,6 +185,7 @@ impl SkinCollision {
             query: AvatarQuery::new(),
             previous: Vec::new(),
             delta: Vec::new(),
+            box_motion: Vec::new(),
             workspace: BoundsWorkspace::default(),
             epoch: 0,
             previous_stamp: vec![0; n],
@@ -287,17 +291,28 @@ impl SkinCollision {
             self.stats.vertices += 1;
             let (p0, p1) = (cloth.step_start[i], cloth.positions[i]);
             let mut moved = false;
-            // 1. Continuous test.
-            let reach = (p1 - p0).length() + motion;
+            // 1. Continuous test: box b's triangles within |p₁ − p₀| + M_b.
             let before = self.query.stats().candidate_triangles;
-            self.query
-                .candidates(avatar, p1, reach, &mut self.candidates)?;
+            self.query.candidates_with_margins(
+                avatar,
+                p1,
+                (p1 - p0).length(),
+                &self.box_motion,
+                &mut self.candidates,
+            )?;
             self.stats.triangles_continuous += self.query.stats().candidate_triangles - before;
             let mut first: Option<(f32, u32, Vec3)> = None;
             for k in 0..self.candidates.len() {
                 let t = self.candidates[k];
                 let [a1, b1, c1] = self.current_corners(avatar, t)?;
                 let [a0, b0, c0] = self.previous_corners(avatar, t);
+                // Swept boxes first: the point's segment against the triangle's six corners.
+                let lo = a0.min(b0).min(c0).min(a1).min(b1).min(c1);
+                let hi = a0.max(b0).max(c0).max(a1).max(b1).max(c1);
+                let pad = 1e-3 * (hi - lo).max_element();
+                if (p0.min(p1) - hi).max_element() > pad || (lo - p0.max(p1)).max_element() > pad {
+                    continue;
+                }
                 if let Some(hit) = first_crossing([p0, p1], [a0, a1], [b0, b1], [c0, c1])
                     && first.is_none_or(|f| hit.time < f.0)
                 {
@@ -380,9 +395,9 @@ impl SkinCollision {
         Ok(())
     }
 
-    /// A bound on how far any skin vertex moves from the previous pose to `current`: per box,
-    /// the O(m) box of `Σ w_k (G_k − G'_k) p₀` over its triangles, plus the rounding of the two
-    /// posed positions.
+    /// Per box (into `box_motion`), a bound on how far its skin vertices move from the previous
+    /// pose to `current`: the O(m) box of `Σ w_k (G_k − G'_k) p₀` over its triangles, plus the
+    /// rounding of the two posed positions; returns the largest.
     fn motion_bound(&mut self, avatar: &AvatarBoxes, current: &[Affine]) -> f32 {
         self.delta.clear();
         let mut magnitude = 0f32;
@@ -402,14 +417,19 @@ impl SkinCollision {
                 magnitude = magnitude.max(a * avatar.rest_radius + x.translation.length());
             }
         }
+        let influences = avatar.max_influences as f32;
+        let slack = 4.0 * (2.0 * influences + 4.0) * f32::EPSILON * magnitude;
+        self.box_motion.clear();
         let mut bound = 0f32;
         for b in &avatar.boxes {
             let aabb = b.bounds.aabb(&self.delta, &mut self.workspace);
             let far = aabb.mins.abs().max(aabb.maxs.abs());
-            bound = bound.max(far.length());
+            let m = far.length() * (1.0 + 1e-5) + slack;
+            self.box_motion
+                .push(if m.is_finite() { m } else { f32::MAX });
+            bound = bound.max(m);
         }
-        let influences = avatar.max_influences as f32;
-        bound * (1.0 + 1e-5) + 4.0 * (2.0 * influences + 4.0) * f32::EPSILON * magnitude
+        bound
     }
 
     fn next_epoch(&mut self, avatar: &AvatarBoxes) {

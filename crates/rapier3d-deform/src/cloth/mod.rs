@@ -17,10 +17,10 @@
 //! * [`Cloth`] — XPBD (Macklin, Müller & Chentanez 2016) with small steps (Macklin et al.
 //!   2019): edge-length constraints (stretch), bending links between the vertices opposite each
 //!   interior edge (Provot 1995), velocity damping, pinned vertices driven to targets;
-//!   validated construction, no allocation per step. Dihedral-angle constraints (Bridson,
-//!   Marino & Fedkiw 2003 gradients, checked against finite differences) made a flared tube
-//!   at rest without gravity gain speed from rounding alone at 8–32 substeps; the links keep
-//!   it at rest (`solve.rs` tests).
+//!   validated construction, no allocation per step. Links rather than dihedral-angle
+//!   constraints: with Bridson, Marino & Fedkiw's gradients (checked against finite
+//!   differences) a flared tube hanging under gravity diverged at 8–32 substeps, while the links
+//!   settle (`solve.rs` tests).
 //! * [`SkinCollision`] — per free vertex a continuous test (vertex trajectory against the moving
 //!   skin triangles: the seed's §2.1.1 coplanarity cubic) within a radius that the O(m)
 //!   per-box motion bound makes conservative, then the seed's discrete test through
