@@ -1,4 +1,4 @@
-//! Contract: on the walking RiggedFigure (Loop ×1) with a 48 × 16 skirt, every frame the collision stage's closest skin triangle per cloth vertex equals brute force over all skin triangles, and after the stage no cloth vertex is deeper than the thickness inside the posed skin (winding-number oracle).
+//! Contract: on the walking RiggedFigure (Loop ×1) with a 48 × 16 skirt, every frame the collision stage's closest skin triangle per cloth vertex equals brute force over all skin triangles, its skin motion bound holds every skin vertex's motion, and after the stage no cloth vertex is deeper than the thickness inside the posed skin (winding-number oracle).
 
 use super::oracle;
 use rapier3d_deform::avatar::{AvatarBoxes, AvatarOptions};
@@ -21,6 +21,8 @@ fn skirt_contacts_equal_brute_force_and_no_vertex_ends_inside_the_skin() {
     let dt = 1.0 / 60.0;
     let mut previous = g0;
     let mut posed = Vec::new();
+    let mut posed_before = Vec::new();
+    deform_vertices(&rest, &weights, &previous, &mut posed_before);
     let (mut contacts, mut repositioned, mut compared) = (0, 0, 0);
     for frame in 1..=45 {
         let g = figure.governors_at(frame as f32 * dt).unwrap();
@@ -32,6 +34,16 @@ fn skirt_contacts_equal_brute_force_and_no_vertex_ends_inside_the_skin() {
             .unwrap();
         deform_vertices(&rest, &weights, &g, &mut posed);
         let stats = collision.stats();
+        // The continuous test's motion bound holds every skin vertex's motion over the step.
+        let moved = posed
+            .iter()
+            .zip(&posed_before)
+            .fold(0f32, |m, (a, b)| m.max((*a - *b).length()));
+        assert!(
+            moved <= stats.skin_motion_bound && stats.skin_motion_bound < 10.0 * moved + 1e-3,
+            "frame {frame}: skin moved {moved}, bound {}",
+            stats.skin_motion_bound
+        );
         contacts += stats.contacts;
         repositioned += stats.repositioned;
         for (i, &q) in collision.queried_positions().iter().enumerate() {
@@ -61,6 +73,7 @@ fn skirt_contacts_equal_brute_force_and_no_vertex_ends_inside_the_skin() {
             );
         }
         previous = g;
+        std::mem::swap(&mut posed, &mut posed_before);
     }
     assert!(compared > 30_000, "{compared}");
     assert!(
