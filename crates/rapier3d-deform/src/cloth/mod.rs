@@ -5,14 +5,14 @@
 //! bending), and their contacts with a rigid collider do go through the narrow phase's query
 //! dispatcher (`pair_update.rs`: `query_dispatcher.contact_manifolds(pos12, shape1, shape2, …)`,
 //! the soft surface being a parry `TriMesh`), so a crate collider — a skinned
-//! [`crate::shape::DeformableMeshShape`] — would be hit. But what the seed specifies cannot run
-//! there: the soft solver consumes triangle–triangle manifolds (one per cloth triangle), its
-//! per-vertex predictive contacts are skipped for a non-convex collider
-//! (`detect_rigid_vertices` returns for `!shape.is_convex()`), positions belong to the solver
-//! within a step (no per-vertex thresholds, feedback or repositioning, no continuous test
-//! against a moving skin), and the collision stage cannot be timed apart from the soft solver,
-//! so no baseline can be run on the same cloth state. The crate therefore steps its own cloth
-//! ([`Cloth`]) and runs [`SkinCollision`] after each step.
+//! [`crate::shape::DeformableMeshShape`] — would be hit. What that route gives is the soft
+//! solver's response to triangle–triangle manifolds (one per cloth triangle); its per-vertex
+//! predictive contacts are skipped for a non-convex collider (`detect_rigid_vertices` returns
+//! when `!shape.is_convex()`), and the seed's per-vertex stage (thresholds, feedback,
+//! repositioning) and a continuous test against the moving skin would have to run outside the
+//! step on the particles anyway (`SoftBody::set_particle_position`), with the collision cost
+//! not separable from the soft solver's for the baselines. The crate therefore steps its own
+//! cloth ([`Cloth`]) and runs [`SkinCollision`] after each step.
 //!
 //! * [`Cloth`] — XPBD (Macklin, Müller & Chentanez 2016) with small steps (Macklin et al.
 //!   2019): edge-length constraints (stretch), bending links between the vertices opposite each
