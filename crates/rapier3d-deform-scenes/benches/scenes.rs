@@ -127,7 +127,7 @@ const SCENES: &[Scene] = &[
     },
     Scene {
         name: "cloth_skirt",
-        description: "a 1,536-vertex XPBD skirt on the walking RiggedFigure (Loop x2-x4, \
+        description: "a 1,536-vertex XPBD skirt on the walking RiggedFigure (Loop x2-x4, x1 quick, \
                       4k-65k triangles): per-bone boxes (Pelechano, conservative) vs deforming \
                       TriMesh vs BN-Tree mesh shape vs brute force on the same cloth state, then \
                       the collision stage (continuous test, thresholds, repositioning)",
