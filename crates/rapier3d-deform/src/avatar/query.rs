@@ -234,7 +234,7 @@ impl AvatarQuery {
         self.stats.candidate_triangles += out.len() as u64;
     }
 
-    /// The cells (slabs or quadrants of slabs) whose box comes within `radius` of `point`, with a
+    /// The cells (slabs or sectors of slabs) whose box comes within `radius` of `point`, with a
     /// lower bound of their world distance to it, into `self.cell_hits`.
     fn hit_cells(
         &mut self,
