@@ -3,7 +3,7 @@
 //! * **Avatar.** `assets/skinned/RiggedFigure.glb` (19 joints, 256 triangles, closed), its
 //!   collision mesh Loop-subdivided `levels` times (1,024 / 4,096 / 16,384 / 65,536 triangles for
 //!   1–4) with the skin weights pushed through the stencils ([`SubdividedFox`], which loads any
-//!   single skinned mesh). The file's own clip moves only the arms, so [`walk_clip`] makes a walk
+//!   single skinned mesh). The file's own clip moves only the arms, so [`WalkingFigure`] makes a walk
 //!   in place: hips swing ±[`HIP_SWING`] rad about the lateral axis in antiphase, knees flex up to
 //!   [`KNEE_FLEX`] rad in the back swing, [`WALK_PERIOD`] s per cycle.
 //! * **Skirt.** [`SkirtCloth`]: `around × along` vertices on a cone from the waist
