@@ -243,7 +243,8 @@ impl SkinCollision {
     ///
     /// # Errors
     /// What [`validate_governors`] rejects for either pose; [`DeformError::InvalidParameter`]
-    /// for a non-finite or non-positive `dt`.
+    /// for a non-finite or non-positive `dt`; [`DeformError::LengthMismatch`] for an avatar
+    /// whose skin is not the one the stage was built for.
     ///
     /// # Performance
     /// Per free vertex: one [`AvatarQuery::candidates`] within `|p₁ − p₀| + M` and a cubic per
@@ -263,6 +264,15 @@ impl SkinCollision {
                 name: "dt",
                 value: dt,
                 reason: "must be finite and positive",
+            });
+        }
+        if avatar.mesh().triangle_count() != self.neighbours.len()
+            || avatar.rest_positions().len() + 1 != self.ring_start.len()
+        {
+            return Err(DeformError::LengthMismatch {
+                what: "avatar skin triangles (not the avatar the stage was built for)",
+                expected: self.neighbours.len(),
+                actual: avatar.mesh().triangle_count(),
             });
         }
         let count = avatar.weights().governor_count();
