@@ -11,6 +11,8 @@ mod avatar_contacts;
 mod bounds;
 #[path = "scenes/characters.rs"]
 mod characters;
+#[path = "scenes/cloth_skirt.rs"]
+mod cloth_skirt;
 #[path = "scenes/crash.rs"]
 mod crash;
 #[path = "scenes/crash_many.rs"]
@@ -140,6 +142,14 @@ const SCENES: &[Scene] = &[
                       per-bone boxes (Pelechano, conservative) vs deforming TriMesh vs BN-Tree \
                       mesh shape vs brute force, closest skin triangle within the thickness",
         run: avatar_contacts::run,
+    },
+    Scene {
+        name: "cloth_skirt",
+        description: "a 1,536-vertex XPBD skirt on the walking RiggedFigure (Loop x2-x4, x1 quick, \
+                      4k-65k triangles): per-bone boxes (Pelechano, conservative) vs deforming \
+                      TriMesh vs BN-Tree mesh shape vs brute force on the same cloth state, then \
+                      the collision stage (continuous test, thresholds, repositioning)",
+        run: cloth_skirt::run,
     },
 ];
 

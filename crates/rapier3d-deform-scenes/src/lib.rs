@@ -26,6 +26,7 @@ pub mod primitives;
 pub mod render;
 pub mod sdf_mesh;
 pub mod self_colliding;
+pub mod skirt;
 pub mod subdiv;
 pub mod teddy;
 

@@ -29,6 +29,8 @@ const LAYERS: &[&[&str]] = &[
     &["limit_surface"],
     &["bn_tree"],
     &["proxy", "plasticity", "avatar"],
+    // Cloth: XPBD with the avatar's per-vertex test as its collision stage.
+    &["cloth"],
     &["shape"],
     &["query"],
     &["crash", "character"],

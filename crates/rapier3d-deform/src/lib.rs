@@ -26,6 +26,7 @@
 //! | [`limit_surface`] | Loop limit surfaces: eigenstructure of the local subdivision matrix, eigenbasis normal bounds of limit patches, patch hierarchy and interference detection to a tolerance (Grinspun & Schröder 2001) |
 //! | [`bn_tree`] | the BN-Tree: build, lazy refit, traversal, update fronts, contour tests, self-collision queries |
 //! | [`avatar`] | per-bone oriented boxes of a skinned avatar, cut into slabs and bounded conservatively each frame, for cloth–skin contacts (Pelechano 2002) |
+//! | [`cloth`] | XPBD cloth whose collision stage is the avatar's per-vertex box → slab → closest-triangle test, with a continuous test (Pelechano 2002) |
 //! | [`proxy`], [`plasticity`] | sphere-union proxies of example-based bodies (Jones et al. 2017); example-based plastic deformation from contact impulses (Jones et al. 2016) |
 //! | [`shape`] | the parry shapes Rapier colliders use |
 //! | [`query`] | the narrow-phase dispatcher for pairs involving the crate's shapes |
@@ -57,6 +58,8 @@ pub mod bn_tree;
 pub mod avatar;
 pub mod plasticity;
 pub mod proxy;
+
+pub mod cloth;
 
 pub mod shape;
 

@@ -181,3 +181,30 @@ fn bad_frames_and_points_are_typed_errors() {
         })
     ));
 }
+
+#[test]
+fn bad_box_margins_are_named() {
+    let avatar = flat_avatar(2);
+    let mut query = AvatarQuery::new();
+    query
+        .begin_frame(&avatar, &[Affine::IDENTITY, Affine::IDENTITY])
+        .unwrap();
+    let mut out = Vec::new();
+    let boxes = avatar.box_count();
+    let p = Vec3::new(0.5, 0.0, 0.5);
+    assert!(matches!(
+        query.candidates_with_margins(&avatar, p, 0.1, &vec![0.0; boxes + 1], &mut out),
+        Err(DeformError::LengthMismatch {
+            what: "box margins",
+            ..
+        })
+    ));
+    for bad in [-1.0, f32::NAN, f32::INFINITY] {
+        let mut margins = vec![0.0; boxes];
+        margins[0] = bad;
+        assert!(matches!(
+            query.candidates_with_margins(&avatar, p, 0.1, &margins, &mut out),
+            Err(DeformError::InvalidParameter { name: "margin", .. })
+        ));
+    }
+}

@@ -225,3 +225,49 @@ fn seed_fixed_tolerance_boxes_miss_sliding_skin_that_conservative_boxes_keep() {
         .unwrap();
     assert_eq!(query.seed_tolerance_misses(&avatar, 0.0).unwrap(), 0);
 }
+
+#[test]
+fn per_box_margins_hold_every_triangle_within_radius_plus_its_boxs_margin() {
+    // Uniform margins give exactly the candidates of the enlarged radius; unequal margins hold
+    // every triangle within `radius + margin` of any box listing it, by brute force.
+    let mut r = rng(23);
+    let mesh = tube(2.0, 24, 16);
+    let weights = tube_weights(&mesh, 4, 2.0, 3);
+    let avatar =
+        AvatarBoxes::build(&mesh, mesh.positions(), &weights, AvatarOptions::default()).unwrap();
+    let mut query = AvatarQuery::new();
+    let boxes = avatar.box_count();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for _ in 0..6 {
+        let governors: Vec<Affine> = (0..4).map(|_| random_governor(&mut r, 0.5, 0.3)).collect();
+        query.begin_frame(&avatar, &governors).unwrap();
+        let mut posed = Vec::new();
+        deform_vertices(
+            avatar.rest_positions(),
+            avatar.weights(),
+            &governors,
+            &mut posed,
+        );
+        let margins: Vec<f32> = (0..boxes).map(|_| r.random_range(0.0..0.3)).collect();
+        for p in query_points(&mut r, &posed, 0.1, 30) {
+            query
+                .candidates_with_margins(&avatar, p, 0.05, &vec![0.1; boxes], &mut a)
+                .unwrap();
+            query.candidates(&avatar, p, 0.15, &mut b).unwrap();
+            a.sort_unstable();
+            b.sort_unstable();
+            assert_eq!(a, b);
+            query
+                .candidates_with_margins(&avatar, p, 0.05, &margins, &mut a)
+                .unwrap();
+            let d = distances(&avatar, &posed, p);
+            // The smallest margin of any box bounds what every triangle is owed.
+            let least = margins.iter().copied().fold(f32::MAX, f32::min);
+            for (t, &dt) in d.iter().enumerate() {
+                if dt <= 0.05 + least {
+                    assert!(a.contains(&(t as u32)), "triangle {t} at {dt}");
+                }
+            }
+        }
+    }
+}

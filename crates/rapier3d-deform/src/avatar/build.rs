@@ -10,13 +10,13 @@ use crate::mesh::TriangleMesh;
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct AvatarOptions {
-    /// Number of triangles a cell (a slab, or a quadrant of one) aims for: a bone's box is cut
+    /// Number of triangles a cell (a slab, or a sector of one) aims for: a bone's box is cut
     /// into `ceil(triangles / triangles_per_slab)` cells (slabs of at least [`Self::min_slabs`],
-    /// at most [`Self::max_slabs`]). The seed uses a fixed 15 slabs; a target size keeps the
+    /// at most [`Self::max_slabs`]; at most 64 sectors). The seed uses a fixed 15 slabs; a target size keeps the
     /// vertex–triangle stage of a query from growing with the skin's resolution.
     pub triangles_per_slab: u32,
     /// Fewest slabs per bone box (the seed uses 15 on a 5–10k-triangle body; with 32 triangles
-    /// per cell a bone of that body gets 3–5 slabs of four quadrants).
+    /// per cell a bone of that body gets a few slabs of four or more sectors).
     pub min_slabs: u32,
     /// Most slabs per bone box.
     pub max_slabs: u32,
@@ -81,8 +81,10 @@ pub(crate) struct BoneBox {
 /// near a joint finds them from either side.
 ///
 /// **Slabs.** The main axis of a bone's rest box is cut into equal intervals, and each interval
-/// into the four quadrants of the cross-section around the axis once the bone carries at least
-/// four slabs' worth of triangles ([`AvatarOptions::triangles_per_slab`]). A triangle belongs to
+/// into equal angular sectors around the axis once the bone carries at least four cells' worth
+/// of triangles ([`AvatarOptions::triangles_per_slab`]): at least four sectors, and as many as
+/// make a cell about as wide around the box (girth `π (h_y + h_z)`) as it is long, so a finer
+/// skin gets smaller cells in both directions rather than only thinner slabs. A triangle belongs to
 /// the one cell of its rest centroid: each cell's box is bounded from the vertices of its own
 /// triangles, so it holds them wherever they reach, and no triangle is listed twice (the seed
 /// lists the triangles on a slab border in both slabs, since its slabs are fixed intervals).
@@ -202,14 +204,31 @@ impl AvatarBoxes {
         let axes_t = rest_obb.axes.transpose();
         let rest_to_box = Affine::new(axes_t, -(axes_t * rest_obb.center));
         let axis_half = rest_obb.half_extents.x;
-        // Cells: slabs along the main axis, each cut into the four quadrants of the cross-section
-        // around the axis once the bone has skin enough to fill them.
+        // Cells: slabs along the main axis, each cut into angular sectors around it once the
+        // bone has skin enough to fill four, as many sectors as keep the cells about as wide
+        // around the axis as they are long along it (so a finer skin makes smaller cells in both
+        // directions, not only thinner slabs).
         let target = self.options.triangles_per_slab as usize;
-        let quadrants = if triangles.len() >= 4 * target { 4 } else { 1 };
-        let wanted = triangles.len().div_ceil(target * quadrants) as u32;
+        let cells = triangles.len().div_ceil(target).max(1);
+        let sectors = if triangles.len() >= 4 * target {
+            let length = 2.0 * axis_half as f64;
+            let girth = core::f64::consts::PI
+                * (rest_obb.half_extents.y as f64 + rest_obb.half_extents.z as f64);
+            // cells = slabs · sectors, slab length / sector width = (length / slabs) / (girth / sectors).
+            let ideal = (cells as f64 * girth / length.max(1e-30)).sqrt();
+            let s = if ideal.is_finite() {
+                ideal.round() as usize
+            } else {
+                4
+            };
+            s.clamp(4, MAX_SECTORS)
+        } else {
+            1
+        };
+        let wanted = cells.div_ceil(sectors) as u32;
         let count = wanted.clamp(self.options.min_slabs, self.options.max_slabs);
         let count = if axis_half > 0.0 { count } else { 1 };
-        let mut per_cell: Vec<Vec<u32>> = vec![Vec::new(); count as usize * quadrants];
+        let mut per_cell: Vec<Vec<u32>> = vec![Vec::new(); count as usize * sectors];
         for &t in triangles {
             let [a, b, c] = self.mesh.triangles()[t as usize].map(|v| self.rest[v as usize]);
             // One cell per triangle, by its centroid: every box is bounded from the vertices of
@@ -221,12 +240,17 @@ impl AvatarBoxes {
             } else {
                 0
             };
-            let quadrant = if quadrants == 4 {
-                usize::from(u.y >= 0.0) * 2 + usize::from(u.z >= 0.0)
+            let sector = if sectors > 1 {
+                let turn = (u.z.atan2(u.y) / core::f32::consts::TAU + 0.5) * sectors as f32;
+                if turn.is_finite() {
+                    (turn.max(0.0) as usize).min(sectors - 1)
+                } else {
+                    0
+                }
             } else {
                 0
             };
-            per_cell[slab * quadrants + quadrant].push(t);
+            per_cell[slab * sectors + sector].push(t);
         }
         let first_slab = self.slabs.len() as u32;
         for list in per_cell.iter().filter(|l| !l.is_empty()) {
@@ -363,6 +387,9 @@ fn check_inputs(
     }
     Ok(())
 }
+
+/// Most angular sectors per slab.
+const MAX_SECTORS: usize = 64;
 
 /// Largest [`AvatarOptions::max_slabs`].
 const MAX_SLABS_PER_BOX: u32 = 4096;

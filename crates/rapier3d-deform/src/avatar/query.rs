@@ -173,7 +173,53 @@ impl AvatarQuery {
         out: &mut Vec<u32>,
     ) -> Result<()> {
         out.clear();
-        self.hit_cells(avatar, point, radius)?;
+        self.hit_cells(avatar, point, radius, None)?;
+        self.gather(avatar, out);
+        Ok(())
+    }
+
+    /// [`Self::candidates`] with a radius of `radius + margins[b]` for box `b` (one margin per
+    /// box, in box order): the triangles of box `b` that may lie within that distance of
+    /// `point`, each once. For a point swept against skin that moved by at most `margins[b]`
+    /// in box `b`.
+    ///
+    /// # Errors
+    /// As [`Self::candidates`]; [`DeformError::LengthMismatch`] when `margins` does not hold one
+    /// entry per box, [`DeformError::InvalidParameter`] (`name = "margin"`) for a negative or
+    /// non-finite margin.
+    ///
+    /// # Performance
+    /// As [`Self::candidates`], plus O(boxes) to check the margins.
+    pub fn candidates_with_margins(
+        &mut self,
+        avatar: &AvatarBoxes,
+        point: Vec3,
+        radius: f32,
+        margins: &[f32],
+        out: &mut Vec<u32>,
+    ) -> Result<()> {
+        out.clear();
+        if margins.len() != avatar.boxes.len() {
+            return Err(DeformError::LengthMismatch {
+                what: "box margins",
+                expected: avatar.boxes.len(),
+                actual: margins.len(),
+            });
+        }
+        if let Some(&m) = margins.iter().find(|m| !(m.is_finite() && **m >= 0.0)) {
+            return Err(DeformError::InvalidParameter {
+                name: "margin",
+                value: m,
+                reason: "must be finite and non-negative",
+            });
+        }
+        self.hit_cells(avatar, point, radius, Some(margins))?;
+        self.gather(avatar, out);
+        Ok(())
+    }
+
+    /// The distinct triangles of the cells in `self.cell_hits`, into `out`.
+    fn gather(&mut self, avatar: &AvatarBoxes, out: &mut Vec<u32>) {
         self.next_serial();
         for h in 0..self.cell_hits.len() {
             let (t0, t1) = avatar.slabs[self.cell_hits[h].1 as usize].triangles;
@@ -186,17 +232,22 @@ impl AvatarQuery {
             }
         }
         self.stats.candidate_triangles += out.len() as u64;
-        Ok(())
     }
 
-    /// The cells (slabs or quadrants of slabs) whose box comes within `radius` of `point`, with a
+    /// The cells (slabs or sectors of slabs) whose box comes within `radius` of `point`, with a
     /// lower bound of their world distance to it, into `self.cell_hits`.
-    fn hit_cells(&mut self, avatar: &AvatarBoxes, point: Vec3, radius: f32) -> Result<()> {
+    fn hit_cells(
+        &mut self,
+        avatar: &AvatarBoxes,
+        point: Vec3,
+        radius: f32,
+        margins: Option<&[f32]>,
+    ) -> Result<()> {
         self.cell_hits.clear();
         self.check_query(avatar, point, radius)?;
         self.stats.points += 1;
-        let r = radius + self.vertex_slack;
         for index in 0..avatar.boxes.len() {
+            let r = radius + margins.map_or(0.0, |m| m[index]) + self.vertex_slack;
             self.stats.box_tests += 1;
             let frame = self.box_frames[index];
             let local = frame.transform_point(point);
@@ -251,7 +302,7 @@ impl AvatarQuery {
         scratch: &mut Vec<u32>,
     ) -> Result<Option<SkinContact>> {
         scratch.clear();
-        self.hit_cells(avatar, point, radius)?;
+        self.hit_cells(avatar, point, radius, None)?;
         self.cell_hits
             .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let mut best: Option<SkinContact> = None;
@@ -374,6 +425,27 @@ impl AvatarQuery {
             }
         }
         Ok(misses)
+    }
+
+    /// Skin vertex `v` posed by this frame's skin matrices (evaluated once per frame, as
+    /// [`crate::governor::deform_vertex`] does).
+    ///
+    /// # Errors
+    /// [`DeformError::NotAvailable`] before the first [`Self::begin_frame`] with `avatar`;
+    /// [`DeformError::IndexOutOfRange`] for a vertex past the last.
+    ///
+    /// # Performance
+    /// O(influences of `v`) the first time in a frame, O(1) after.
+    pub fn skin_vertex(&mut self, avatar: &AvatarBoxes, v: u32) -> Result<Vec3> {
+        self.check_frame(avatar)?;
+        if v as usize >= avatar.rest.len().min(self.vertices.len()) {
+            return Err(DeformError::IndexOutOfRange {
+                what: "skin vertex",
+                index: v as usize,
+                len: avatar.rest.len(),
+            });
+        }
+        Ok(self.posed_vertex(avatar, v))
     }
 
     /// Bounds box `index` and its slabs in the box's frame, once per frame.

@@ -1,0 +1,11 @@
+//! XPBD cloth with the avatar's per-vertex collision stage (Pelechano 2002 + a continuous test): contacts equal brute force on a walking figure's skirt, no vertex ends a step inside the skin, a fast limb does not tunnel through the cloth, and bad input gets typed errors.
+
+#[path = "cloth/bad_input.rs"]
+mod bad_input;
+mod common;
+#[path = "cloth/fast_limb.rs"]
+mod fast_limb;
+#[path = "cloth/oracle.rs"]
+mod oracle;
+#[path = "cloth/skirt.rs"]
+mod skirt;
