@@ -65,7 +65,8 @@ use crate::shape::{DeformableMeshShape, SphereProxyShape};
 pub enum MeshWireframe {
     /// No wireframe.
     Off,
-    /// Every edge of the posed mesh, once.
+    /// Every edge of the posed mesh, once. Stale vertices are deformed through the shape's
+    /// vertex cache (counted in [`DeformableMeshShape::refit_stats`]; no node box is refit).
     #[default]
     All,
     /// The edges (each once) of the triangles in the leaves whose boxes were refit in the
