@@ -1,4 +1,4 @@
-//! Contract: `DeformDebugRenderer` draws every collider whose shape is one of the crate's and no other: a posed `DeformableMeshShape` (non-identity body and collider poses) as its wireframe with each mesh edge exactly once and every endpoint a posed vertex on the posed surface (parry's `TriMesh` of vertices deformed here), or only the edges of the leaves refit since the pose, and its node boxes (the root box holds every posed vertex); a `SphereProxyShape` as three circles per sphere with every endpoint on its sphere in world frame; in Rapier's collider colours, honouring the backend's filter.
+//! Contract: `DeformDebugRenderer` draws every collider whose shape is one of the crate's and no other: a posed `DeformableMeshShape` (non-identity body and collider poses) as its wireframe with each mesh edge exactly once and every endpoint a posed vertex on the posed surface (parry's `TriMesh` of vertices deformed here), or only the edges of the leaves refit since the pose, and its node boxes (the root box holds every posed vertex); a `SphereProxyShape` as three circles per sphere with every endpoint on its sphere in world frame; in Rapier's collider colours, honouring the backend's filter; Rapier's own contact lines for a ball touching the mesh end on the posed surface and on the ball; given triangle pairs are highlighted edge by edge once, and bad pair indices or a collider of another shape are typed errors.
 
 use crate::common;
 
@@ -6,13 +6,15 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use common::{tube, tube_weights};
-use rapier3d::parry::query::PointQuery;
+use rapier3d::parry::query::{DefaultQueryDispatcher, PointQuery, QueryDispatcher};
 use rapier3d::parry::shape::TriMesh;
 use rapier3d::prelude::*;
+use rapier3d_deform::DeformError;
 use rapier3d_deform::bn_tree::{BnTree, BnTreeOptions};
 use rapier3d_deform::debug_render::{DeformDebugRenderOptions, DeformDebugRenderer, MeshWireframe};
 use rapier3d_deform::governor::Affine;
 use rapier3d_deform::math::{Mat3, Quat, Vec3};
+use rapier3d_deform::query::DeformDispatcher;
 use rapier3d_deform::shape::{DeformableMeshShape, SphereProxyShape};
 
 const TOL: f32 = 1e-4;
@@ -406,4 +408,109 @@ fn refit_leaves_node_boxes_and_the_backend_filter() {
     renderer.render_world(&mut rec, &s.world);
     assert!(rec.of(s.mesh).is_empty());
     assert!(!rec.of(s.proxy).is_empty());
+}
+
+#[test]
+fn triangle_pairs_are_highlighted_and_bad_pairs_are_typed_errors() {
+    let s = scene();
+    let world = &s.world;
+    let mut renderer = DeformDebugRenderer::new(DeformDebugRenderOptions::default());
+    let shape = mesh_shape(world, s.mesh);
+    let tris = shape.tree().mesh().triangles();
+    let pairs = [[0u32, 7], [7, 31], [40, 2]];
+    let mut rec = Recorder::default();
+    renderer
+        .render_triangle_pairs(&mut rec, &world.colliders, s.mesh, &pairs)
+        .unwrap();
+    let expected = unique_edges([0usize, 7, 31, 40, 2].map(|t| tris[t]).into_iter());
+    let posed = posed_vertices(shape, world.colliders[s.mesh].position());
+    assert_wireframe(&rec.lines, &posed, tris, &expected);
+    assert!(
+        rec.lines
+            .iter()
+            .all(|l| l.0 == Some(s.mesh) && l.3 == renderer.options.pair_color)
+    );
+
+    let len = shape.triangle_count();
+    let mut rec = Recorder::default();
+    let bad = [[0, 1], [2, len as u32 + 3]];
+    assert!(matches!(
+        renderer.render_triangle_pairs(&mut rec, &world.colliders, s.mesh, &bad),
+        Err(DeformError::IndexOutOfRange { what: "triangle", index, len: l }) if index == len + 3 && l == len
+    ));
+    assert!(matches!(
+        renderer.render_triangle_pairs(&mut rec, &world.colliders, s.proxy, &pairs),
+        Err(DeformError::InvalidParameter { .. })
+    ));
+    assert!(rec.lines.is_empty());
+    let mut rec = Recorder {
+        reject: Some(s.mesh),
+        ..Default::default()
+    };
+    renderer
+        .render_triangle_pairs(&mut rec, &world.colliders, s.mesh, &pairs)
+        .unwrap();
+    assert!(rec.lines.is_empty());
+}
+
+#[test]
+fn rapier_draws_the_contacts_of_the_crate_shapes() {
+    let mut s = scene();
+    s.world.narrow_phase =
+        NarrowPhase::with_query_dispatcher(DeformDispatcher.chain(DefaultQueryDispatcher));
+    // A ball overlapping the mesh by 0.01 next to a middle-ring vertex, outside the tube.
+    let pose = *s.world.colliders[s.mesh].position();
+    let shape = mesh_shape(&s.world, s.mesh);
+    let posed = posed_vertices(shape, &pose);
+    let tris = shape.tree().mesh().triangles().to_vec();
+    let surface = TriMesh::new(posed.clone(), tris.clone()).unwrap();
+    let ring: Vec3 = posed[60..70].iter().copied().sum::<Vec3>() / 10.0;
+    let centre = posed[60] + 0.4 * (posed[60] - ring).normalize();
+    let radius = surface
+        .project_local_point(centre, false)
+        .point
+        .distance(centre)
+        + 0.01;
+    let body = s.world.bodies.insert(
+        RigidBodyBuilder::dynamic()
+            .translation(centre)
+            .gravity_scale(0.0)
+            .build(),
+    );
+    let ball = s.world.colliders.insert_with_parent(
+        ColliderBuilder::ball(radius).build(),
+        body,
+        &mut s.world.bodies,
+    );
+    s.world.step();
+    let world = &s.world;
+    let mut rec = Recorder::default();
+    DebugRenderPipeline::new(DebugRenderStyle::default(), DebugRenderMode::CONTACTS).render(
+        &mut rec,
+        &world.bodies,
+        &world.colliders,
+        &world.impulse_joints,
+        &world.multibody_joints,
+        &world.narrow_phase,
+        &world.soft_bodies,
+    );
+    let style = DebugRenderStyle::default();
+    let depth: Vec<Line> = rec
+        .lines
+        .iter()
+        .copied()
+        .filter(|l| l.3 == style.contact_depth_color)
+        .collect();
+    let pair = world.narrow_phase.contact_pair(s.mesh, ball).unwrap();
+    let points: usize = pair.manifolds().iter().map(|m| m.points.len()).sum();
+    assert!(points > 0);
+    assert!(depth.len() >= points);
+    let ball_pos = *world.colliders[ball].position();
+    let on_mesh = |p: Vec3| surface.project_local_point(p, false).point.distance(p) <= TOL;
+    let on_ball = |p: Vec3| (p.distance(ball_pos.translation) - radius).abs() <= TOL;
+    let touching = depth
+        .iter()
+        .filter(|l| (on_mesh(l.1) && on_ball(l.2)) || (on_mesh(l.2) && on_ball(l.1)))
+        .count();
+    assert_eq!(touching, points, "{depth:?}");
 }

@@ -23,31 +23,50 @@ pub(super) fn draw_wireframe(
 ) {
     let tree = mesh.tree();
     let triangles = tree.mesh().triangles();
+    if refit_only {
+        let refit = tree
+            .nodes()
+            .iter()
+            .enumerate()
+            .filter(|&(n, node)| node.is_leaf() && mesh.node_is_refit(n as u32))
+            .flat_map(|(n, _)| tree.node_triangles(n))
+            .map(|&t| &triangles[t as usize]);
+        draw_edges(mesh, pose, refit, edges, color, draw);
+    } else {
+        draw_edges(mesh, pose, triangles.iter(), edges, color, draw);
+    }
+}
+
+/// Draws each edge of `tris` once, from the shape's deformed vertices, in world frame, in
+/// increasing order of `(smaller vertex, larger vertex)`.
+///
+/// # Performance
+/// O(E log E) for the E edges (collected into `edges`, sorted, deduplicated), plus one
+/// deformation per stale vertex.
+pub(super) fn draw_edges<'a>(
+    mesh: &DeformableMeshShape,
+    pose: &Pose,
+    tris: impl Iterator<Item = &'a [u32; 3]>,
+    edges: &mut Vec<u64>,
+    color: DebugColor,
+    draw: &mut impl FnMut(Vector, Vector, DebugColor),
+) {
     edges.clear();
-    let mut push = |tri: &[u32; 3]| {
+    for tri in tris {
         for k in 0..3 {
             let (i, j) = (tri[k], tri[(k + 1) % 3]);
             edges.push(((i.min(j) as u64) << 32) | i.max(j) as u64);
         }
-    };
-    if refit_only {
-        for (n, node) in tree.nodes().iter().enumerate() {
-            if node.is_leaf() && mesh.node_is_refit(n as u32) {
-                for &t in tree.node_triangles(n) {
-                    push(&triangles[t as usize]);
-                }
-            }
-        }
-    } else {
-        triangles.iter().for_each(&mut push);
     }
     edges.sort_unstable();
     edges.dedup();
     for &e in edges.iter() {
         let (i, j) = ((e >> 32) as u32, e as u32);
-        let a = world_point(pose, mesh.vertex(i));
-        let b = world_point(pose, mesh.vertex(j));
-        draw(a, b, color);
+        draw(
+            world_point(pose, mesh.vertex(i)),
+            world_point(pose, mesh.vertex(j)),
+            color,
+        );
     }
 }
 

@@ -12,6 +12,11 @@
 //!   (each edge once), or only the triangles of the leaves the current epoch's queries refit,
 //!   and the node boxes of its BN-Tree (Schvartzman, Gascón & Otaduy 2009, the hierarchy
 //!   refit on demand) down to a depth.
+//! * on request ([`DeformDebugRenderer::render_triangle_pairs`]), the triangles of given pairs of
+//!   a mesh, such as its self-collisions, highlighted.
+//!
+//! Contacts need nothing from this module: Rapier's `DebugRenderMode::CONTACTS` draws every
+//! contact manifold the narrow phase holds, the crate's shapes' included.
 //!
 //! Every line is in world frame (the collider's pose applied).
 //!
@@ -58,6 +63,7 @@ use rapier3d::pipeline::{
     DebugColor, DebugRenderBackend, DebugRenderObject, DebugRenderStyle, PhysicsWorld,
 };
 
+use crate::error::{DeformError, Result};
 use crate::shape::{DeformableMeshShape, SphereProxyShape};
 
 /// Which part of a [`DeformableMeshShape`]'s posed mesh is drawn.
@@ -86,6 +92,9 @@ pub struct DeformDebugRenderOptions {
     pub node_box_depth: Option<u32>,
     /// The spheres of each [`SphereProxyShape`].
     pub proxy_spheres: bool,
+    /// The colour of the triangles drawn by [`DeformDebugRenderer::render_triangle_pairs`]
+    /// (self-collision pairs); Rapier's style has none. Red by default.
+    pub pair_color: DebugColor,
     /// Rapier's style: the shapes are drawn in its collider colours (by the type of the parent
     /// body, with its sleep and disabled multipliers, like Rapier's own colliders); each circle
     /// of a sphere has `style.subdivisions` segments (at least 3).
@@ -93,12 +102,13 @@ pub struct DeformDebugRenderOptions {
 }
 
 impl Default for DeformDebugRenderOptions {
-    /// Mesh wireframes and proxy spheres, no node boxes, Rapier's default style.
+    /// Mesh wireframes and proxy spheres, no node boxes, red pairs, Rapier's default style.
     fn default() -> Self {
         Self {
             mesh_wireframe: MeshWireframe::All,
             node_box_depth: None,
             proxy_spheres: true,
+            pair_color: [0.0, 1.0, 0.5, 1.0],
             style: DebugRenderStyle::default(),
         }
     }
@@ -213,6 +223,56 @@ impl DeformDebugRenderer {
             }
         }
         true
+    }
+}
+
+impl DeformDebugRenderer {
+    /// Highlights the triangles of `pairs` (triangle indices of the mesh collider `handle`, such
+    /// as the self-collision pairs of [`crate::character::DeformableMeshSelfCollisions::pairs`]
+    /// or [`crate::bn_tree::SelfCollisionQuery`]) in `options.pair_color`: every edge of those
+    /// triangles once, posed, in world frame. Nothing is drawn when the backend filters the
+    /// collider out.
+    ///
+    /// # Errors
+    /// [`DeformError::UnknownHandle`] / [`DeformError::InvalidParameter`] when `handle` is not a
+    /// [`DeformableMeshShape`] collider; [`DeformError::IndexOutOfRange`] naming the first
+    /// triangle index out of range (nothing is drawn then).
+    ///
+    /// # Performance
+    /// O(P log P) for the P pairs (their edges sorted to draw each once), plus one deformation
+    /// per stale vertex.
+    pub fn render_triangle_pairs(
+        &mut self,
+        backend: &mut (impl DebugRenderBackend + ?Sized),
+        colliders: &ColliderSet,
+        handle: ColliderHandle,
+        pairs: &[[u32; 2]],
+    ) -> Result<()> {
+        let mesh = DeformableMeshShape::of_collider(colliders, handle)?;
+        let len = mesh.triangle_count();
+        if let Some(&t) = pairs.iter().flatten().find(|&&t| t as usize >= len) {
+            return Err(DeformError::IndexOutOfRange {
+                what: "triangle",
+                index: t as usize,
+                len,
+            });
+        }
+        let collider = &colliders[handle];
+        let object = DebugRenderObject::Collider(handle, collider);
+        if !backend.filter_object(object) {
+            return Ok(());
+        }
+        let triangles = mesh.tree().mesh().triangles();
+        let mut draw = |a: Vector, b: Vector, c: DebugColor| backend.draw_line(object, a, b, c);
+        mesh::draw_edges(
+            mesh,
+            collider.position(),
+            pairs.iter().flatten().map(|&t| &triangles[t as usize]),
+            &mut self.edges,
+            self.options.pair_color,
+            &mut draw,
+        );
+        Ok(())
     }
 }
 
