@@ -11,7 +11,7 @@
 //! * a [`DeformableMeshShape`]: the wireframe of the posed mesh `p = Σ_k w_k (A_k p0 + t_k)`
 //!   (each edge once), or only the triangles of the leaves the current epoch's queries refit,
 //!   and the node boxes of its BN-Tree (Schvartzman, Gascón & Otaduy 2009, the hierarchy
-//!   refit on demand) down to a depth.
+//!   refit on demand) down to a depth;
 //! * on request ([`DeformDebugRenderer::render_triangle_pairs`]), the triangles of given pairs of
 //!   a mesh, such as its self-collisions, highlighted.
 //!
@@ -21,8 +21,8 @@
 //! Every line is in world frame (the collider's pose applied).
 //!
 //! ```
-//! use rapier3d::prelude::*;
 //! use rapier3d_deform::debug_render::{DeformDebugRenderOptions, DeformDebugRenderer};
+//! use rapier3d_deform::prelude::*;
 //!
 //! /// A backend that counts lines (a game draws them).
 //! struct Lines(usize);
@@ -32,11 +32,14 @@
 //!     }
 //! }
 //!
-//! let world = PhysicsWorld::default();
+//! let mut world = PhysicsWorld::default();
+//! let proxy = SphereProxyShape::new(vec![Vector::ZERO], vec![0.5]).unwrap();
+//! world.colliders.insert(ColliderBuilder::new(SharedShape::new(proxy)).build());
+//!
 //! let mut rapier_lines = DebugRenderPipeline::default();
 //! let mut deform_lines = DeformDebugRenderer::new(DeformDebugRenderOptions::default());
 //! let mut backend = Lines(0);
-//! // Rapier draws its own shapes, joints, contacts…
+//! // Rapier draws its own shapes, joints, contacts… and nothing for the proxy…
 //! rapier_lines.render(
 //!     &mut backend,
 //!     &world.bodies,
@@ -46,11 +49,13 @@
 //!     &world.narrow_phase,
 //!     &world.soft_bodies,
 //! );
-//! // …and the crate's shapes are drawn with the same backend.
+//! assert_eq!(backend.0, 0);
+//! // …which is drawn with the same backend: three circles of 20 segments.
 //! deform_lines.render_colliders(&mut backend, &world.bodies, &world.colliders);
+//! assert_eq!(backend.0, 60);
 //! // Or, for a whole `PhysicsWorld`:
 //! deform_lines.render_world(&mut backend, &world);
-//! assert_eq!(backend.0, 0);
+//! assert_eq!(backend.0, 120);
 //! ```
 
 mod mesh;
