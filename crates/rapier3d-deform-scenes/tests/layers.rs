@@ -34,6 +34,8 @@ const LAYERS: &[&[&str]] = &[
     &["shape"],
     &["query"],
     &["crash", "character"],
+    // Debug lines of the crate's shapes (reads `shape`).
+    &["debug_render"],
     &["validation"],
     // Re-exports of everything a game uses.
     &["prelude"],

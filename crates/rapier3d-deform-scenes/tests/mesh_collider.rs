@@ -1,10 +1,12 @@
-//! The `DeformableMeshShape` collider: queries, contact manifolds and shape casts (CCD) against parry's own on the deformed triangles, O(m) posing in Rapier's pipeline, local weight changes, bodies resting on it in Rapier, and scenes without crate shapes stepping exactly as with Rapier's default narrow phase.
+//! The `DeformableMeshShape` collider: queries, contact manifolds and shape casts (CCD) against parry's own on the deformed triangles, O(m) posing in Rapier's pipeline, local weight changes, bodies resting on it in Rapier, scenes without crate shapes stepping exactly as with Rapier's default narrow phase, and debug lines on the shapes.
 
 #[path = "mesh_collider/ccd.rs"]
 mod ccd;
 mod common;
 #[path = "mesh_collider/composites.rs"]
 mod composites;
+#[path = "mesh_collider/debug_render.rs"]
+mod debug_render;
 #[path = "mesh_collider/dispatcher_fallthrough.rs"]
 mod dispatcher_fallthrough;
 #[path = "mesh_collider/pipeline.rs"]

@@ -10,6 +10,8 @@ pub use crate::crash::{
     DeformableCollider, DeformableDesc, DeformableHandle, DentEvent, PipelineParams, PlasticAsset,
     PlasticPipeline,
 };
+#[cfg(feature = "debug-render")]
+pub use crate::debug_render::{DeformDebugRenderOptions, DeformDebugRenderer, MeshWireframe};
 pub use crate::deformation::{LinearBlendSkinning, MorphDeltas};
 pub use crate::error::{DeformError, Result as DeformResult};
 pub use crate::governor::{Affine, ConvexWeights, GovernedDeformation};

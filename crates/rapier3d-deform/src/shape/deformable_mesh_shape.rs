@@ -761,6 +761,19 @@ impl DeformableMeshShape {
         aabb
     }
 
+    /// Whether node `i`'s box was computed in the current epoch (since the last
+    /// [`Self::set_governors`] / [`Self::set_pose`]): for a leaf, whether its triangles were
+    /// deformed by a query. `false` for an index out of range. Reading it changes nothing.
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn node_is_refit(&self, i: u32) -> bool {
+        self.cache
+            .node_stamp
+            .get(i as usize)
+            .is_some_and(|s| s.load(Ordering::Acquire) == self.epoch)
+    }
+
     /// Calls `f(triangle index, deformed triangle)` for every triangle whose box intersects
     /// `aabb` (mesh frame), in a deterministic depth-first order, refitting the nodes reached.
     ///
