@@ -106,27 +106,6 @@ fn false_negatives(reference: &Answers, route: &Answers) -> usize {
         .count()
 }
 
-/// Signed distance to the closed skin by brute force (winding number for the sign).
-fn signed_distance(triangles: &[[u32; 3]], posed: &[Vec3], p: Vec3) -> f32 {
-    let mut distance = f32::MAX;
-    let mut winding = 0f64;
-    for tri in triangles {
-        let [a, b, c] = tri.map(|v| posed[v as usize]);
-        let d = (Triangle::new(a, b, c).project_local_point(p, true).point - p).length();
-        distance = distance.min(d);
-        let [a, b, c] = [a, b, c].map(|x| (x - p).as_dvec3());
-        let (la, lb, lc) = (a.length(), b.length(), c.length());
-        let num = a.dot(b.cross(c));
-        let den = la * lb * lc + a.dot(b) * lc + b.dot(c) * la + c.dot(a) * lb;
-        winding += 2.0 * num.atan2(den);
-    }
-    if winding / (4.0 * std::f64::consts::PI) > 0.5 {
-        -distance
-    } else {
-        distance
-    }
-}
-
 fn free_points(cloth: &Cloth) -> Vec<Vec3> {
     cloth
         .positions()
@@ -272,7 +251,7 @@ fn measure(levels: u32, frames: usize) -> Level {
         if f % 6 == 5 {
             deform_vertices(&rest, &weights, &governors, &mut posed);
             for &x in skirt.cloth.positions() {
-                let d = signed_distance(&triangles, &posed, x);
+                let d = rapier3d_deform_scenes::skirt::signed_distance(&triangles, &posed, x);
                 level.max_penetration = level.max_penetration.max(-d);
             }
         }

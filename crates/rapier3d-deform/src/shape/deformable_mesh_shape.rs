@@ -166,7 +166,7 @@ pub(super) struct MeshIncidence {
     /// The leaf holding each triangle.
     pub triangle_leaf: Vec<u32>,
     /// Per triangle, the triangle across each edge (corners 0–1, 1–2, 2–0), `u32::MAX` on a
-    /// boundary or non-manifold edge.
+    /// boundary ([`crate::mesh::TriangleMesh::edge_neighbours`]).
     pub edge_neighbors: Vec<[u32; 3]>,
 }
 
@@ -198,25 +198,7 @@ impl MeshIncidence {
                 }
             }
         }
-        let tris = tree.mesh().triangles();
-        let edge_neighbors = tris
-            .iter()
-            .enumerate()
-            .map(|(t, tri)| {
-                [0, 1, 2].map(|k| {
-                    let (i, j) = (tri[k], tri[(k + 1) % 3]);
-                    let of_i = &triangles[triangle_offsets[i as usize] as usize
-                        ..triangle_offsets[i as usize + 1] as usize];
-                    let mut across = of_i
-                        .iter()
-                        .filter(|&&u| u as usize != t && tris[u as usize].contains(&j));
-                    match (across.next(), across.next()) {
-                        (Some(&u), None) => u,
-                        _ => u32::MAX,
-                    }
-                })
-            })
-            .collect();
+        let edge_neighbors = tree.mesh().edge_neighbours();
         Self {
             leaves: tree.vertex_leaves(),
             triangle_offsets,
