@@ -49,16 +49,16 @@ impl BnTreeOptions {
         governor_cost: 256.0,
     };
 
-    /// For trees behind mesh colliders ([`crate::shape::DeformableMeshShape`]): leaves of 8
-    /// triangles and O(m) data where `triangles ≥ 8 m`. A collider's queries (posing, contacts
-    /// with a few small bodies) touch few nodes, so finer leaves and more O(m) nodes refit less:
-    /// on `skinned_rain` (BENCHMARKS.md) the BN-Tree world's step went 1.48 → 1.24 ms in the
-    /// drizzle and 13.2 → 11.7 ms in the rain (nodes refit 1.8 % → 0.57 %, vertices deformed
-    /// 1.8 % → 0.5 %). The price is memory: the 244k-triangle cat's tree has twice the nodes,
-    /// 166 instead of 109 bytes per triangle.
+    /// For trees behind mesh colliders ([`crate::shape::DeformableMeshShape`]): leaves of 16
+    /// triangles and O(m) data where `triangles ≥ 64 m` (the default's values, named for what
+    /// they are for). A shape refits a leaf from its packed vertex block, so a bottom-up box is
+    /// cheap and an O(m) box (a few hundred instructions per governor) pays only where it prunes
+    /// a large subtree. Instructions per step (callgrind): the `crowd` scene's walking Foxes
+    /// 42.5M with leaves of 8 and O(m) data at `8 m`, 32.2M with these (30.1M with leaves of
+    /// 32); the `skinned_rain` BN-Tree world (`--quick`) 245M and 218M.
     pub const COLLIDER: Self = Self {
-        leaf_triangles: 8,
-        governor_cost: 8.0,
+        leaf_triangles: 16,
+        governor_cost: 64.0,
     };
 }
 

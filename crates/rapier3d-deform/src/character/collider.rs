@@ -298,7 +298,7 @@ impl SkinnedColliderBuilder {
         self
     }
 
-    /// The BN-Tree options ([`BnTreeOptions::COLLIDER`] by default: leaves of 8 triangles, O(m)
+    /// The BN-Tree options ([`BnTreeOptions::COLLIDER`] by default: leaves of 16 triangles, O(m)
     /// data where it pays for per-step posing).
     ///
     /// # Performance
