@@ -6,7 +6,7 @@ use super::obb::Obb;
 use crate::governor::{Affine, ConvexWeights};
 use crate::math::{Aabb, IMat3, IVec3, Interval, Mat3, Vec3};
 use crate::mesh::TriangleMesh;
-use rapier3d::parry::glamx::{DMat3, DVec3};
+use rapier3d::parry::glamx::{DMat3, DVec3, Mat3A, Vec3A};
 
 /// Caller-owned scratch memory for [`PatchBounds`] queries (no allocation after warm-up).
 #[derive(Clone, Debug, Default)]
@@ -689,15 +689,18 @@ fn widen_mat(m: &DMat3) -> IMat3 {
 /// rounding of the products and sums (a few ulps of the magnitudes involved).
 #[inline]
 fn image_box(a: &Mat3, t: Vec3, (mid, half): (Vec3, Vec3)) -> (Vec3, Vec3) {
-    let abs = abs_mat(a);
-    let center = *a * mid + t;
+    // 4-lane vectors: the same operations in the same order as the `Mat3`/`Vec3` forms (glam
+    // multiplies column by column), so the same bits at a third of the instructions.
+    let a = Mat3A::from(*a);
+    let (t, mid, half) = (Vec3A::from(t), Vec3A::from(mid), Vec3A::from(half));
+    let abs = Mat3A::from_cols(a.x_axis.abs(), a.y_axis.abs(), a.z_axis.abs());
+    let center = a * mid + t;
     let extent = abs * half;
     let err = (abs * (mid.abs() + half) + t.abs()) * (8.0 * f32::EPSILON);
-    (center - extent - err, center + extent + err)
-}
-
-fn abs_mat(m: &Mat3) -> Mat3 {
-    Mat3::from_cols(m.x_axis.abs(), m.y_axis.abs(), m.z_axis.abs())
+    (
+        (center - extent - err).into(),
+        (center + extent + err).into(),
+    )
 }
 
 #[cfg(test)]

@@ -202,15 +202,15 @@ pub fn validate_governors(governors: &[Affine], expected: usize) -> Result<()> {
 /// [`DeformError::NonFiniteTransform`], [`DeformError::TransformOutOfRange`] or
 /// [`DeformError::TransformTooSmall`] (a nonzero linear part below [`MIN_LINEAR`]).
 pub fn check_governor(governor: usize, g: &Affine) -> Result<()> {
-    if !g.is_finite() {
+    // 4-lane columns: `v - v` is zero exactly when every lane is finite, and the largest
+    // magnitude is three lane-wise maxima (posing checks every governor every step).
+    let [x, y, z] = [g.linear.x_axis, g.linear.y_axis, g.linear.z_axis].map(Vec3A::from);
+    let t = Vec3A::from(g.translation);
+    let finite = |v: Vec3A| (v - v).cmpeq(Vec3A::ZERO).all();
+    if !(finite(x) && finite(y) && finite(z) && finite(t)) {
         return Err(DeformError::NonFiniteTransform { governor });
     }
-    let linear = g
-        .linear
-        .abs()
-        .to_cols_array()
-        .into_iter()
-        .fold(0.0f32, f32::max);
+    let linear = x.abs().max(y.abs()).max(z.abs()).max_element();
     if linear > MAX_LINEAR {
         return Err(DeformError::TransformOutOfRange {
             governor,
@@ -226,7 +226,7 @@ pub fn check_governor(governor: usize, g: &Affine) -> Result<()> {
             min: MIN_LINEAR,
         });
     }
-    let translation = g.translation.abs().max_element();
+    let translation = t.abs().max_element();
     if translation > MAX_COORDINATE {
         return Err(DeformError::TransformOutOfRange {
             governor,
