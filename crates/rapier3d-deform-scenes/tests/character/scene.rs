@@ -636,3 +636,38 @@ fn a_skinned_and_morphed_scene_with_every_interpolation_equals_the_independent_e
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The closed skins build as solids (one-sided pseudo-normals pointing out of them); the Kenney
+/// character, whose parts are open, is a typed error naming a triangle with an open edge.
+#[test]
+fn solid_contacts_build_on_closed_skins_and_name_an_open_edge_elsewhere() {
+    for rel in [
+        "skinned/Fox.glb",
+        "skinned/RiggedFigure.glb",
+        "skinned/RiggedSimple.glb",
+    ] {
+        let (scene, _) = load(rel);
+        let mut w = world();
+        let c = SkinnedColliderBuilder::from_scene(&scene)
+            .and_then(|b| b.solid_contacts(true).build(&mut w))
+            .unwrap_or_else(|e| panic!("{rel}: {e}"));
+        let shape = shape_of(&w, &c);
+        assert!(
+            shape.has_solid_contacts() && shape.fixes_internal_edges(),
+            "{rel}"
+        );
+    }
+    let (scene, _) = load("skinned/kenney_platformer_character.glb");
+    let mut w = world();
+    let err = SkinnedColliderBuilder::from_scene(&scene)
+        .and_then(|b| b.solid_contacts(true).build(&mut w))
+        .err();
+    match err {
+        Some(DeformError::InvalidParameter {
+            name: "solid_contacts",
+            value,
+            ..
+        }) => assert!(value >= 0.0 && value.fract() == 0.0, "triangle {value}"),
+        other => panic!("expected an open-edge error, got {other:?}"),
+    }
+}

@@ -39,6 +39,33 @@ fn fixture_with(fixed_edges: bool) -> (DeformableMeshShape, TriMesh) {
     (shape, trimesh)
 }
 
+/// [`fixture`] contacted as a solid (`with_solid_contacts`) and the `TriMesh` with parry's
+/// one-sided `FIX_INTERNAL_EDGES`, its triangles wound outwards (reversed where the tube is
+/// wound inwards, decided here by the rest mesh's signed volume).
+fn fixture_solid() -> (DeformableMeshShape, TriMesh) {
+    let tree = common::capped_tube_tree(24, 20);
+    let mut shape = DeformableMeshShape::new(tree.clone(), &common::bent_tube_pose(0.0)).unwrap();
+    shape.set_governors(&common::bent_tube_pose(0.35)).unwrap();
+    let verts = shape.clone().deformed_vertices();
+    let rest = tree.rest_positions();
+    let volume: f32 = tree
+        .mesh()
+        .triangles()
+        .iter()
+        .map(|t| rest[t[0] as usize].dot(rest[t[1] as usize].cross(rest[t[2] as usize])))
+        .sum();
+    let outward: Vec<[u32; 3]> = tree
+        .mesh()
+        .triangles()
+        .iter()
+        .map(|&[a, b, c]| if volume > 0.0 { [a, b, c] } else { [a, c, b] })
+        .collect();
+    let shape = shape.with_solid_contacts().unwrap();
+    assert!(shape.has_solid_contacts());
+    let trimesh = TriMesh::with_flags(verts, outward, TriMeshFlags::FIX_INTERNAL_EDGES).unwrap();
+    (shape, trimesh)
+}
+
 fn others() -> Vec<Box<dyn Shape>> {
     vec![
         Box::new(Ball::new(0.2)),
@@ -128,18 +155,22 @@ fn assert_manifolds_match_with(
 
 #[test]
 fn contact_manifolds_match_trimesh_in_both_orders() {
-    contact_manifolds_match(false);
+    contact_manifolds_match(fixture_with(false), false);
 }
 
 #[test]
 fn contact_manifolds_with_fixed_internal_edges_match_trimesh_with_pseudo_normals() {
-    contact_manifolds_match(true);
+    contact_manifolds_match(fixture_with(true), true);
+}
+
+#[test]
+fn solid_contact_manifolds_match_trimesh_with_one_sided_pseudo_normals() {
+    contact_manifolds_match(fixture_solid(), true);
 }
 
 /// Manifolds of the shape against ball, cuboid and capsule at 200 poses each, in both argument
-/// orders, equal the `TriMesh`'s of [`fixture_with`]`(fixed_edges)`.
-fn contact_manifolds_match(fixed_edges: bool) {
-    let (shape, trimesh) = fixture_with(fixed_edges);
+/// orders, equal the `TriMesh`'s (normals too, with `fixed_edges`).
+fn contact_manifolds_match((shape, trimesh): (DeformableMeshShape, TriMesh), fixed_edges: bool) {
     let prediction = 0.02;
     let mut touching = 0;
     for (seed, other) in others().into_iter().enumerate() {

@@ -122,6 +122,7 @@ pub struct SkinnedColliderBuilder {
     self_collisions: Option<CullingMode>,
     ignore_rest_contacts: bool,
     fixed_internal_edges: bool,
+    solid_contacts: bool,
     body: RigidBodyBuilder,
     attach_to: Option<RigidBodyHandle>,
     collider: ColliderBuilder,
@@ -155,6 +156,7 @@ impl SkinnedColliderBuilder {
             self_collisions: None,
             ignore_rest_contacts: false,
             fixed_internal_edges: false,
+            solid_contacts: false,
             body: RigidBodyBuilder::kinematic_position_based(),
             attach_to: None,
             collider: ColliderBuilder::ball(1.0),
@@ -344,6 +346,20 @@ impl SkinnedColliderBuilder {
         self
     }
 
+    /// Contacts treat the closed mesh as a solid
+    /// ([`DeformableMeshShape::with_solid_contacts`]): pseudo-normals as with
+    /// [`Self::fixed_internal_edges`], one-sided and pointing out, so a ball whose centre a
+    /// fast limb has carried past the skin is pushed back out on its side. Default: off.
+    /// [`Self::build`] fails with [`DeformError::InvalidParameter`] when the mesh is not a
+    /// closed oriented manifold.
+    ///
+    /// # Performance
+    /// O(1); O(T) once at build time; contacts cost as with [`Self::fixed_internal_edges`].
+    pub fn solid_contacts(mut self, solid: bool) -> Self {
+        self.solid_contacts = solid;
+        self
+    }
+
     /// The rigid body [`Self::build`] inserts (default: kinematic, position based, at the
     /// origin). Ignored with [`Self::attach_to`].
     ///
@@ -485,7 +501,9 @@ impl SkinnedColliderBuilder {
         if let Some(m) = &character.morph {
             shape = shape.with_morph_targets(m.clone())?;
         }
-        if self.fixed_internal_edges {
+        if self.solid_contacts {
+            shape = shape.with_solid_contacts()?;
+        } else if self.fixed_internal_edges {
             shape = shape.with_fixed_internal_edges()?;
         }
         let mass = shape.mass_properties(self.density);

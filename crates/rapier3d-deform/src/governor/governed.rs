@@ -202,11 +202,11 @@ pub fn validate_governors(governors: &[Affine], expected: usize) -> Result<()> {
 /// [`DeformError::NonFiniteTransform`], [`DeformError::TransformOutOfRange`] or
 /// [`DeformError::TransformTooSmall`] (a nonzero linear part below [`MIN_LINEAR`]).
 pub fn check_governor(governor: usize, g: &Affine) -> Result<()> {
-    // 4-lane columns: `v - v` is zero exactly when every lane is finite, and the largest
+    // 4-lane columns: one finiteness mask per column, and the largest
     // magnitude is three lane-wise maxima (posing checks every governor every step).
     let [x, y, z] = [g.linear.x_axis, g.linear.y_axis, g.linear.z_axis].map(Vec3A::from);
     let t = Vec3A::from(g.translation);
-    let finite = |v: Vec3A| (v - v).cmpeq(Vec3A::ZERO).all();
+    let finite = |v: Vec3A| v.is_finite_mask().all();
     if !(finite(x) && finite(y) && finite(z) && finite(t)) {
         return Err(DeformError::NonFiniteTransform { governor });
     }
