@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 use rapier3d_deform::prelude::*;
 use rapier3d_deform_scenes::asset_path;
 use rapier3d_deform_scenes::render::{
-    Camera, Canvas, Corner, Label, Legend, LegendEntry, MeshColours, Rgb, SELF_COLLISION_COLOUR,
-    Shading, WrittenFiles, clear_outputs, frame_file_name,
+    Camera, Canvas, CanvasLines, Corner, Label, Legend, LegendEntry, MeshColours, Rgb,
+    SELF_COLLISION_COLOUR, Shading, WrittenFiles, clear_outputs, frame_file_name,
 };
 
 const DT: f32 = 1.0 / 60.0;
@@ -365,9 +365,10 @@ fn draw(
 }
 
 /// An arrow at every active contact between a character and another collider, along the
-/// character's surface velocity there: its body's velocity plus the deformation velocity
-/// [`SurfaceVelocityHooks::surface_velocity`] gives (rotated to the world), `ARROW_SECONDS` of
-/// travel. Returns how many were drawn.
+/// character's surface velocity there (its body's velocity plus the deformation velocity the
+/// hooks give the solver), `ARROW_SECONDS` of travel: drawn by the crate's debug renderer
+/// (`DeformDebugRenderer::render_contact_velocities`) through a Rapier debug-render backend that
+/// paints the canvas. Returns how many were drawn.
 fn draw_contact_velocities(
     canvas: &mut Canvas,
     camera: &Camera,
@@ -375,38 +376,20 @@ fn draw_contact_velocities(
     hooks: &SurfaceVelocityHooks,
     characters: [&SkinnedCollider; 2],
 ) -> Result<usize, Box<dyn Error>> {
+    let mut renderer = DeformDebugRenderer::new(DeformDebugRenderOptions::default());
+    let mut lines = CanvasLines::new(canvas, camera).with_colour(ARROW);
     let mut drawn = 0;
     for character in characters {
-        let collider = character.collider();
-        let pose = *world.colliders[collider].position();
-        let body = &world.bodies[character.body()];
-        for pair in world.narrow_phase.contact_pairs_with(collider) {
-            if !pair.has_any_active_contact() {
-                continue;
-            }
-            let first = pair.collider1 == collider;
-            for m in pair.manifolds() {
-                let triangle = if first { m.subshape1 } else { m.subshape2 };
-                for p in &m.points {
-                    let local = if first { p.local_p1 } else { p.local_p2 };
-                    let Some(deformation) =
-                        hooks.surface_velocity(&world.colliders, collider, triangle, local)
-                    else {
-                        continue;
-                    };
-                    let at = pose.transform_point(local);
-                    let velocity = body.velocity_at_point(at) + pose.rotation * deformation;
-                    let tip = at + velocity * ARROW_SECONDS;
-                    canvas.draw_line3(camera, at, tip, ARROW)?;
-                    // A small head: two strokes back from the tip.
-                    let back = (at - tip).normalize_or_zero() * 0.04;
-                    let side = back.cross(Vec3::Y).normalize_or_zero() * 0.02;
-                    canvas.draw_line3(camera, tip, tip + back + side, ARROW)?;
-                    canvas.draw_line3(camera, tip, tip + back - side, ARROW)?;
-                    drawn += 1;
-                }
-            }
-        }
+        drawn += renderer.render_contact_velocities(
+            &mut lines,
+            world,
+            hooks,
+            character.collider(),
+            ARROW_SECONDS,
+        )?;
     }
-    Ok(drawn)
+    match lines.error() {
+        Some(e) => Err(e.into()),
+        None => Ok(drawn),
+    }
 }

@@ -28,8 +28,10 @@ use rapier3d_deform::error::{DeformError, Result};
 use rapier3d_deform::math::Vec3;
 
 pub mod annotate;
+pub mod debug_lines;
 
 pub use annotate::{Corner, Label, Legend, LegendEntry, REGULAR_TTF, TextStyle};
+pub use debug_lines::CanvasLines;
 
 /// The colour of plastic deformation in every picture: a body's paint is blended towards it by
 /// how far a vertex moved from its rest position ([`dent_tint`]), full at the legend's scale.

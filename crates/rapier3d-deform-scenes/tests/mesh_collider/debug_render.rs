@@ -1,4 +1,4 @@
-//! Contract: `DeformDebugRenderer` draws every collider whose shape is one of the crate's and no other: a posed `DeformableMeshShape` (non-identity body and collider poses) as its wireframe with each mesh edge exactly once and every endpoint a posed vertex on the posed surface (parry's `TriMesh` of vertices deformed here), or only the edges of the leaves refit since the pose, and its node boxes (the root box holds every posed vertex); a `SphereProxyShape` as three circles per sphere with every endpoint on its sphere in world frame; in Rapier's collider colours, honouring the backend's filter; Rapier's own contact lines for a ball touching the mesh end on the posed surface and on the ball; given triangle pairs are highlighted edge by edge once, and bad pair indices or a collider of another shape are typed errors.
+//! Contract: `DeformDebugRenderer` draws every collider whose shape is one of the crate's and no other: a posed `DeformableMeshShape` (non-identity body and collider poses) as its wireframe with each mesh edge exactly once and every endpoint a posed vertex on the posed surface (parry's `TriMesh` of vertices deformed here), or only the edges of the leaves refit since the pose, and its node boxes (the root box holds every posed vertex); a `SphereProxyShape` as three circles per sphere with every endpoint on its sphere in world frame; in Rapier's collider colours, honouring the backend's filter; Rapier's own contact lines for a ball touching the mesh end on the posed surface and on the ball; given triangle pairs are highlighted edge by edge once; a tracked mesh's contact velocities are arrows from its posed surface along `SurfaceVelocityHooks`' surface velocity; bad pair indices, an untracked collider or a collider of another shape are typed errors.
 
 use crate::common;
 
@@ -11,6 +11,7 @@ use rapier3d::parry::shape::TriMesh;
 use rapier3d::prelude::*;
 use rapier3d_deform::DeformError;
 use rapier3d_deform::bn_tree::{BnTree, BnTreeOptions};
+use rapier3d_deform::character::SurfaceVelocityHooks;
 use rapier3d_deform::debug_render::{DeformDebugRenderOptions, DeformDebugRenderer, MeshWireframe};
 use rapier3d_deform::governor::Affine;
 use rapier3d_deform::math::{Mat3, Quat, Vec3};
@@ -513,4 +514,124 @@ fn rapier_draws_the_contacts_of_the_crate_shapes() {
         .filter(|l| (on_mesh(l.1) && on_ball(l.2)) || (on_mesh(l.2) && on_ball(l.1)))
         .count();
     assert_eq!(touching, points, "{depth:?}");
+}
+
+/// The contact velocities of a tracked mesh: one arrow (a shaft and two head strokes, in the
+/// options' colour) per active contact point, starting on the posed surface and ending
+/// `seconds` of the surface's velocity further (its body's velocity plus the rotated
+/// deformation velocity of `SurfaceVelocityHooks`); an untracked collider and a non-finite
+/// duration are typed errors.
+#[test]
+fn contact_velocities_are_arrows_from_the_surface_along_its_velocity() {
+    let mut s = scene();
+    s.world.narrow_phase = DeformDispatcher::narrow_phase();
+    let mut hooks = SurfaceVelocityHooks::new();
+    hooks.track(&mut s.world.colliders, s.mesh).unwrap();
+    let pose = *s.world.colliders[s.mesh].position();
+    let shape = mesh_shape(&s.world, s.mesh);
+    let posed = posed_vertices(shape, &pose);
+    let surface = TriMesh::new(posed.clone(), shape.tree().mesh().triangles().to_vec()).unwrap();
+    let ring: Vec3 = posed[60..70].iter().copied().sum::<Vec3>() / 10.0;
+    let centre = posed[60] + 0.4 * (posed[60] - ring).normalize();
+    let radius = surface
+        .project_local_point(centre, false)
+        .point
+        .distance(centre)
+        + 0.01;
+    let body = s.world.bodies.insert(
+        RigidBodyBuilder::dynamic()
+            .translation(centre)
+            .gravity_scale(0.0)
+            .build(),
+    );
+    let ball = s.world.colliders.insert_with_parent(
+        ColliderBuilder::ball(radius).build(),
+        body,
+        &mut s.world.bodies,
+    );
+    // Two poses a step apart: the surface moves.
+    let dt = s.world.integration_parameters.dt;
+    hooks.update(&s.world.colliders, dt).unwrap();
+    rapier3d_deform::character::pose_deformable_mesh(&mut s.world.colliders, s.mesh, &bent(0.27))
+        .unwrap();
+    hooks.update(&s.world.colliders, dt).unwrap();
+    s.world.step_with_events(&hooks, &());
+    let world = &s.world;
+    let seconds = 0.5;
+    let mut renderer = DeformDebugRenderer::new(DeformDebugRenderOptions::default());
+    let mut rec = Recorder::default();
+    let arrows = renderer
+        .render_contact_velocities(&mut rec, world, &hooks, s.mesh, seconds)
+        .unwrap();
+    let pair = world.narrow_phase.contact_pair(s.mesh, ball).unwrap();
+    assert!(pair.has_any_active_contact());
+    let first = pair.collider1 == s.mesh;
+    let pose = *world.colliders[s.mesh].position();
+    let mesh_body = &world.bodies[world.colliders[s.mesh].parent().unwrap()];
+    let mut expected = Vec::new();
+    for m in pair.manifolds() {
+        let t = if first { m.subshape1 } else { m.subshape2 };
+        for p in &m.points {
+            let local = if first { p.local_p1 } else { p.local_p2 };
+            let at = pose.transform_point(local);
+            let v = mesh_body.velocity_at_point(at)
+                + pose.rotation
+                    * hooks
+                        .surface_velocity(&world.colliders, s.mesh, t, local)
+                        .unwrap();
+            expected.push((at, at + v * seconds));
+        }
+    }
+    assert!(!expected.is_empty());
+    assert_eq!(arrows, expected.len());
+    let lines = rec.of(s.mesh);
+    assert_eq!(lines.len(), 3 * arrows, "a shaft and two head strokes each");
+    let colour = DeformDebugRenderOptions::default().velocity_color;
+    assert!(lines.iter().all(|l| l.3 == colour));
+    let now = mesh_shape(world, s.mesh);
+    let surface = TriMesh::new(
+        posed_vertices(now, &pose),
+        now.tree().mesh().triangles().to_vec(),
+    )
+    .unwrap();
+    let moving = expected
+        .iter()
+        .filter(|(a, b)| a.distance(*b) > 1e-3)
+        .count();
+    assert!(moving > 0, "the surface did not move under the ball");
+    for (k, (at, tip)) in expected.iter().enumerate() {
+        let shaft = lines[3 * k];
+        assert!(shaft.1.distance(*at) <= TOL && shaft.2.distance(*tip) <= TOL);
+        // The shaft starts on the posed surface.
+        let on = surface.project_local_point(shaft.1, false).point;
+        assert!(
+            on.distance(shaft.1) <= TOL,
+            "arrow {k} starts {} off the surface",
+            on.distance(shaft.1)
+        );
+        for stroke in &lines[3 * k + 1..3 * k + 3] {
+            assert!(stroke.1.distance(*tip) <= TOL);
+        }
+    }
+    // Bad input.
+    let untracked = SurfaceVelocityHooks::new();
+    assert!(matches!(
+        renderer.render_contact_velocities(&mut rec, world, &untracked, s.mesh, seconds),
+        Err(DeformError::InvalidParameter {
+            name: "collider",
+            ..
+        })
+    ));
+    assert!(matches!(
+        renderer.render_contact_velocities(&mut rec, world, &hooks, s.mesh, f32::NAN),
+        Err(DeformError::InvalidParameter {
+            name: "seconds",
+            ..
+        })
+    ));
+    assert!(
+        renderer
+            .render_contact_velocities(&mut rec, world, &hooks, ball, seconds)
+            .is_err()
+    );
 }

@@ -14,6 +14,8 @@
 //!   refit on demand) down to a depth;
 //! * on request ([`DeformDebugRenderer::render_triangle_pairs`]), the triangles of given pairs of
 //!   a mesh, such as its self-collisions, highlighted.
+//! * on request ([`DeformDebugRenderer::render_contact_velocities`]), the velocity of a
+//!   deforming surface at its contacts, as [`SurfaceVelocityHooks`] gives it to the solver.
 //!
 //! Contacts need nothing from this module: Rapier's `DebugRenderMode::CONTACTS` draws every
 //! contact manifold the narrow phase holds, the crate's shapes' included.
@@ -60,6 +62,7 @@
 
 mod mesh;
 mod spheres;
+mod velocities;
 
 use rapier3d::dynamics::{RigidBodyHandle, RigidBodySet};
 use rapier3d::geometry::{Collider, ColliderHandle, ColliderSet};
@@ -68,6 +71,7 @@ use rapier3d::pipeline::{
     DebugColor, DebugRenderBackend, DebugRenderObject, DebugRenderStyle, PhysicsWorld,
 };
 
+use crate::character::SurfaceVelocityHooks;
 use crate::error::{DeformError, Result};
 use crate::shape::{DeformableMeshShape, SphereProxyShape};
 
@@ -100,6 +104,9 @@ pub struct DeformDebugRenderOptions {
     /// The colour of the triangles drawn by [`DeformDebugRenderer::render_triangle_pairs`]
     /// (self-collision pairs); Rapier's style has none. Red by default.
     pub pair_color: DebugColor,
+    /// The colour of the arrows drawn by [`DeformDebugRenderer::render_contact_velocities`].
+    /// Orange by default.
+    pub velocity_color: DebugColor,
     /// Rapier's style: the shapes are drawn in its collider colours (by the type of the parent
     /// body, with its sleep and disabled multipliers, like Rapier's own colliders); each circle
     /// of a sphere has `style.subdivisions` segments (at least 3).
@@ -107,13 +114,15 @@ pub struct DeformDebugRenderOptions {
 }
 
 impl Default for DeformDebugRenderOptions {
-    /// Mesh wireframes and proxy spheres, no node boxes, red pairs, Rapier's default style.
+    /// Mesh wireframes and proxy spheres, no node boxes, red pairs, orange velocity arrows,
+    /// Rapier's default style.
     fn default() -> Self {
         Self {
             mesh_wireframe: MeshWireframe::All,
             node_box_depth: None,
             proxy_spheres: true,
             pair_color: [0.0, 1.0, 0.5, 1.0],
+            velocity_color: [30.0, 1.0, 0.5, 1.0],
             style: DebugRenderStyle::default(),
         }
     }
@@ -278,6 +287,61 @@ impl DeformDebugRenderer {
             &mut draw,
         );
         Ok(())
+    }
+}
+
+impl DeformDebugRenderer {
+    /// Draws the velocity of the deforming surface of `handle` at each of its active contact
+    /// points, as [`SurfaceVelocityHooks`] gives it to the contact solver: an arrow from the
+    /// point on the collider's surface along its body's velocity there plus the rotated
+    /// deformation velocity ([`SurfaceVelocityHooks::surface_velocity`]), `seconds` of travel
+    /// long, in `options.velocity_color`. Returns the number of arrows. Nothing is drawn when
+    /// the backend filters the collider out.
+    ///
+    /// # Errors
+    /// [`DeformError::UnknownHandle`] / [`DeformError::InvalidParameter`] when `handle` is not a
+    /// [`DeformableMeshShape`] collider; [`DeformError::InvalidParameter`] (`collider`) when
+    /// `hooks` does not track it, or (`seconds`) when `seconds` is not finite.
+    ///
+    /// # Performance
+    /// O(contact points of the collider · (influences + morph targets)).
+    pub fn render_contact_velocities(
+        &mut self,
+        backend: &mut (impl DebugRenderBackend + ?Sized),
+        world: &PhysicsWorld,
+        hooks: &SurfaceVelocityHooks,
+        handle: ColliderHandle,
+        seconds: f32,
+    ) -> Result<usize> {
+        DeformableMeshShape::of_collider(&world.colliders, handle)?;
+        if !hooks.is_tracked(handle) {
+            return Err(DeformError::InvalidParameter {
+                name: "collider",
+                value: handle.into_raw_parts().0 as f32,
+                reason: "the surface-velocity hooks do not track this collider",
+            });
+        }
+        if !seconds.is_finite() {
+            return Err(DeformError::InvalidParameter {
+                name: "seconds",
+                value: seconds,
+                reason: "must be finite",
+            });
+        }
+        let collider = &world.colliders[handle];
+        let object = DebugRenderObject::Collider(handle, collider);
+        if !backend.filter_object(object) {
+            return Ok(0);
+        }
+        let mut draw = |a: Vector, b: Vector, c: DebugColor| backend.draw_line(object, a, b, c);
+        Ok(velocities::draw_contact_velocities(
+            world,
+            hooks,
+            handle,
+            seconds,
+            self.options.velocity_color,
+            &mut draw,
+        ))
     }
 }
 
