@@ -563,31 +563,18 @@ impl DeformableMeshShape {
     fn refit_leaf_block(&self, leaf: usize) -> Aabb {
         let mut lo = Vec3::splat(f32::MAX);
         let mut hi = Vec3::splat(f32::MIN);
-        let mut count = 0;
-        for s in self.blocks.slots_of(leaf) {
-            // A vertex shared with a leaf refit earlier in the epoch is read back from the
-            // vertex cache (same bits) instead of being blended again: a full refit blends each
-            // vertex once, not once per leaf holding it (about 1.9 times).
-            let v = self.blocks.vertex(s) as usize;
-            let cached = &self.cache.vertex[v];
-            let p = if self.cache.vertex_stamp[v].load(Ordering::Acquire) == self.epoch {
-                let f = |k: usize| f32::from_bits(cached[k].load(Ordering::Relaxed));
-                Vec3::new(f(0), f(1), f(2))
-            } else {
-                let p0 = match self.morph.as_deref() {
-                    None => self.blocks.rest(s),
-                    Some(m) => m
-                        .deltas
-                        .displace_with(&self.morph_weights, v, self.blocks.rest(s)),
-                };
-                let p = blend_wide(p0, self.blocks.influences(s), &self.wide_governors);
-                for (a, x) in cached.iter().zip(p.to_array()) {
-                    a.store(x.to_bits(), Ordering::Relaxed);
-                }
-                self.cache.vertex_stamp[v].store(self.epoch, Ordering::Release);
-                count += 1;
-                p
+        let slots = self.blocks.slots_of(leaf);
+        let count = slots.len() as u64;
+        for s in slots {
+            let p0 = match self.morph.as_deref() {
+                None => self.blocks.rest(s),
+                Some(m) => m.deltas.displace_with(
+                    &self.morph_weights,
+                    self.blocks.vertex(s) as usize,
+                    self.blocks.rest(s),
+                ),
             };
+            let p = blend_wide(p0, self.blocks.influences(s), &self.wide_governors);
             for (a, x) in self.cache.slot[s].iter().zip(p.to_array()) {
                 a.store(x.to_bits(), Ordering::Relaxed);
             }

@@ -8,8 +8,7 @@
 //! and each triangle's corners as slot indices; the posed positions go to a per-slot cache
 //! stamped by the leaf's node. This is the "meshlet" layout of GPU renderers applied to lazy
 //! refits: a vertex shared by several leaves has one slot in each (about 1.9 slots per vertex on
-//! closed meshes with 16-triangle leaves), blended once per epoch (the shape's vertex cache
-//! hands it to the other leaves).
+//! closed meshes with 16-triangle leaves).
 
 use crate::bn_tree::BnTree;
 use crate::math::Vec3;
