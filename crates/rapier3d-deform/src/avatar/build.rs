@@ -32,16 +32,48 @@ impl Default for AvatarOptions {
     }
 }
 
-/// One slab of a bone's box: the triangles whose rest vertices project into its interval of
-/// the main axis, and their O(m) bound data.
+/// One cell of a bone's box (a slab, or an angular sector of one): the triangles whose rest
+/// centroids fall in it.
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Slab {
     /// Range into [`AvatarBoxes::slab_triangles`].
     pub(crate) triangles: (u32, u32),
-    /// Bound data of the slab's triangles.
-    pub(crate) bounds: PatchBounds,
 }
+
+/// A node of a box's cell hierarchy: the rest box, in the bone's box coordinates, of the skin
+/// vertices below it, and what bounds their sliding away from it.
+///
+/// A vertex below the node is posed, in the moving box frame `M_b`, at
+/// `F_b p₀ + Σ_{k≠b} w_k M_b (G_k − G_b) p₀` (the first term is its rest box coordinate); the
+/// sum's total weight is at most [`Self::slide`] and only the governors in [`Self::mask`] enter
+/// it, so the node's posed vertices lie in its rest box enlarged per axis by
+/// `slide · max_{k ∈ mask} max_{p₀ ∈ rest box} |M_b (G_k − G_b) p₀|`.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
+pub(crate) struct CellNode {
+    /// Rest box of the vertices, box coordinates (`F_b p₀`, as evaluated in `f32`).
+    pub(crate) mins: Vec3,
+    /// See [`Self::mins`].
+    pub(crate) maxs: Vec3,
+    /// Rest box of the vertices in bind-pose world coordinates: centre.
+    pub(crate) rest_center: Vec3,
+    /// Rest box of the vertices in bind-pose world coordinates: half extents.
+    pub(crate) rest_half: Vec3,
+    /// Largest total weight of the other governors (`Σ_{k≠b} w_k`) over the vertices, rounded
+    /// up; 0 for skin that follows the bone alone.
+    pub(crate) slide: f32,
+    /// Governors other than the bone that weigh on a vertex: bit `i` for the box's local
+    /// governor `i < 63`; bit 63 for any local governor from 63 on.
+    pub(crate) mask: u64,
+    /// Second child (the first is the next node), or [`LEAF`] for a leaf.
+    pub(crate) right: u32,
+    /// The leaf's cell (index into [`AvatarBoxes::slabs`]).
+    pub(crate) cell: u32,
+}
+
+/// [`CellNode::right`] of a leaf.
+pub(crate) const LEAF: u32 = u32::MAX;
 
 /// The box of one bone: its rest PCA frame, the bound data of all its triangles and its slabs.
 #[derive(Clone, Debug)]
@@ -59,6 +91,11 @@ pub(crate) struct BoneBox {
     pub(crate) governors: Box<[u32]>,
     /// Range into [`AvatarBoxes::slabs`].
     pub(crate) slabs: (u32, u32),
+    /// Range into [`AvatarBoxes::nodes`]: the cell hierarchy, root first.
+    pub(crate) nodes: (u32, u32),
+    /// Largest `|Σ_k w_k − 1|` over the box's vertices (weights are normalised only up to
+    /// rounding).
+    pub(crate) weight_sum_error: f32,
 }
 
 /// Per-bone oriented boxes of a skinned mesh, cut into slabs along their main axis, that stay
@@ -99,6 +136,8 @@ pub struct AvatarBoxes {
     pub(crate) boxes: Vec<BoneBox>,
     pub(crate) slabs: Vec<Slab>,
     pub(crate) slab_triangles: Vec<u32>,
+    /// The cell hierarchies of all boxes.
+    pub(crate) nodes: Vec<CellNode>,
     /// Per vertex, the bone of largest weight.
     pub(crate) dominant_bone: Vec<u32>,
     /// Largest distance of a rest vertex from the origin.
@@ -172,6 +211,7 @@ impl AvatarBoxes {
             boxes: Vec::new(),
             slabs: Vec::new(),
             slab_triangles: Vec::new(),
+            nodes: Vec::new(),
             dominant_bone,
             rest_radius: rest.iter().fold(0f32, |r, p| r.max(p.length())),
             max_influences: weights.max_influences() as u32,
@@ -252,17 +292,24 @@ impl AvatarBoxes {
             };
             per_cell[slab * sectors + sector].push(t);
         }
+        let bounds = PatchBounds::new(&self.rest, &self.weights, &self.mesh, triangles);
+        let governors = bounds.governors().to_vec().into_boxed_slice();
         let first_slab = self.slabs.len() as u32;
+        let mut leaves = Vec::new();
+        let mut weight_sum_error = 0f64;
         for list in per_cell.iter().filter(|l| !l.is_empty()) {
             let start = self.slab_triangles.len() as u32;
             self.slab_triangles.extend_from_slice(list);
+            let cell = self.slabs.len() as u32;
             self.slabs.push(Slab {
                 triangles: (start, self.slab_triangles.len() as u32),
-                bounds: PatchBounds::new(&self.rest, &self.weights, &self.mesh, list),
             });
+            let (leaf, error) = self.leaf(bone, &governors, &rest_to_box, list, cell);
+            weight_sum_error = weight_sum_error.max(error);
+            leaves.push(leaf);
         }
-        let bounds = PatchBounds::new(&self.rest, &self.weights, &self.mesh, triangles);
-        let governors = bounds.governors().to_vec().into_boxed_slice();
+        let first_node = self.nodes.len() as u32;
+        build_hierarchy(&mut leaves, &mut self.nodes);
         self.boxes.push(BoneBox {
             bone,
             rest_obb,
@@ -270,7 +317,62 @@ impl AvatarBoxes {
             bounds,
             governors,
             slabs: (first_slab, self.slabs.len() as u32),
+            nodes: (first_node, self.nodes.len() as u32),
+            weight_sum_error: (weight_sum_error * (1.0 + 1e-3) + 1e-12) as f32,
         });
+    }
+
+    /// The leaf node of cell `cell` of `bone`'s box over `triangles` (box governors
+    /// `governors`), and the largest `|Σ w − 1|` of its vertices.
+    fn leaf(
+        &self,
+        bone: u32,
+        governors: &[u32],
+        rest_to_box: &Affine,
+        triangles: &[u32],
+        cell: u32,
+    ) -> (CellNode, f64) {
+        let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+        let (mut world_lo, mut world_hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+        let (mut slide, mut mask, mut error) = (0f64, 0u64, 0f64);
+        for &t in triangles {
+            for v in self.mesh.triangles()[t as usize] {
+                let p0 = self.rest[v as usize];
+                let u = rest_to_box.transform_point(p0);
+                (lo, hi) = (lo.min(u), hi.max(u));
+                (world_lo, world_hi) = (world_lo.min(p0), world_hi.max(p0));
+                let (gs, ws) = self.weights.row(v as usize);
+                let (mut other, mut sum) = (0f64, 0f64);
+                for (&g, &w) in gs.iter().zip(ws) {
+                    sum += w as f64;
+                    if g != bone && w != 0.0 {
+                        other += w.abs() as f64;
+                        let local = governors.binary_search(&g).unwrap_or(usize::MAX);
+                        mask |= 1u64 << local.min(63);
+                    }
+                }
+                slide = slide.max(other);
+                error = error.max((sum - 1.0).abs());
+            }
+        }
+        // Half extents rounded outwards: the centre ± half holds every rest vertex.
+        let center = (world_lo + world_hi) * 0.5;
+        let half = (world_hi - center).max(center - world_lo) * (1.0 + 4.0 * f32::EPSILON);
+        let node = CellNode {
+            mins: lo,
+            maxs: hi,
+            rest_center: center,
+            rest_half: half,
+            slide: if slide > 0.0 {
+                (slide * (1.0 + 1e-6)) as f32
+            } else {
+                0.0
+            },
+            mask,
+            right: LEAF,
+            cell,
+        };
+        (node, error)
     }
 
     /// The skin mesh.
@@ -349,11 +451,8 @@ impl AvatarBoxes {
                     core::mem::size_of::<BoneBox>() + b.bounds.heap_bytes() + b.governors.len() * 4
                 })
                 .sum::<usize>()
-            + self
-                .slabs
-                .iter()
-                .map(|s| core::mem::size_of::<Slab>() + s.bounds.heap_bytes())
-                .sum::<usize>()
+            + self.slabs.capacity() * core::mem::size_of::<Slab>()
+            + self.nodes.capacity() * core::mem::size_of::<CellNode>()
             + self.slab_triangles.capacity() * 4
             + self.dominant_bone.capacity() * 4
     }
@@ -386,6 +485,55 @@ fn check_inputs(
         return bad("min_slabs", options.min_slabs, "must not exceed max_slabs");
     }
     Ok(())
+}
+
+/// Appends the hierarchy over `leaves` (non-empty) to `nodes`, root first, each node followed by
+/// its first child: a median split of the cells' rest centres along the longest axis of their
+/// spread, down to single cells. A node's boxes, slide and mask are its children's unions.
+fn build_hierarchy(leaves: &mut [CellNode], nodes: &mut Vec<CellNode>) {
+    if leaves.len() == 1 {
+        nodes.push(leaves[0]);
+        return;
+    }
+    let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+    for l in leaves.iter() {
+        let c = (l.mins + l.maxs) * 0.5;
+        (lo, hi) = (lo.min(c), hi.max(c));
+    }
+    let spread = hi - lo;
+    let axis = if spread.x >= spread.y && spread.x >= spread.z {
+        0
+    } else if spread.y >= spread.z {
+        1
+    } else {
+        2
+    };
+    let mid = leaves.len() / 2;
+    leaves.select_nth_unstable_by(mid, |a, b| {
+        let ca = (a.mins + a.maxs)[axis];
+        let cb = (b.mins + b.maxs)[axis];
+        ca.total_cmp(&cb)
+    });
+    let index = nodes.len();
+    nodes.push(leaves[0]);
+    let (left, right) = leaves.split_at_mut(mid);
+    build_hierarchy(left, nodes);
+    let second = nodes.len() as u32;
+    build_hierarchy(right, nodes);
+    let (a, b) = (nodes[index + 1], nodes[second as usize]);
+    let world_lo = (a.rest_center - a.rest_half).min(b.rest_center - b.rest_half);
+    let world_hi = (a.rest_center + a.rest_half).max(b.rest_center + b.rest_half);
+    let center = (world_lo + world_hi) * 0.5;
+    nodes[index] = CellNode {
+        mins: a.mins.min(b.mins),
+        maxs: a.maxs.max(b.maxs),
+        rest_center: center,
+        rest_half: (world_hi - center).max(center - world_lo) * (1.0 + 4.0 * f32::EPSILON),
+        slide: a.slide.max(b.slide),
+        mask: a.mask | b.mask,
+        right: second,
+        cell: LEAF,
+    };
 }
 
 /// Most angular sectors per slab.

@@ -1,10 +1,10 @@
 //! Per-frame queries against an avatar's boxes: bone frames, lazily bounded boxes and slabs, candidate skin triangles of a point, the closest one, and the seed's fixed-tolerance misses.
 
-use super::build::AvatarBoxes;
+use super::build::{AvatarBoxes, LEAF};
 use crate::bounds::BoundsWorkspace;
 use crate::error::{DeformError, Result};
 use crate::governor::{Affine, deform_vertex, validate_governors};
-use crate::math::{Aabb, Vec3};
+use crate::math::{Aabb, Mat3, Vec3};
 use rapier3d::parry::query::PointQuery;
 use rapier3d::parry::shape::Triangle;
 
@@ -58,11 +58,26 @@ pub struct AvatarQuery {
     /// Per box: the lengths of the rows of `M_b`'s linear part: a world offset of length `r`
     /// moves box coordinate `i` by at most `r · |row_i|`.
     box_stretch: Vec<Vec3>,
-    box_stamp: Vec<u32>,
+    /// Per box: a world box holding its posed skin (O(m) limited convex combinations), the
+    /// first test of a point.
+    box_world: Vec<Aabb>,
+    /// Per box: whether its bone's skin matrix could be inverted this frame; a box whose bone
+    /// could not keeps its rest frame and is bounded as a whole ([`Self::box_aabb`]).
+    box_moving: Vec<bool>,
+    /// Per box whose bone is singular: its O(m) box in its rest frame.
     box_aabb: Vec<Aabb>,
-    slab_aabb: Vec<Aabb>,
+    /// Per box: bound, in box coordinates, on the rounding of the rigid part and the sliding
+    /// offsets (added to every node's box).
+    box_slack: Vec<f32>,
+    /// Per box: where its governors' sliding maps start in [`Self::slides`].
+    slide_start: Vec<u32>,
+    /// Per box and local governor `k`: `M_b (G_k − G_b)` as (linear, |linear| entrywise,
+    /// translation); the entry of the bone itself is zero.
+    slides: Vec<(Mat3, Mat3, Vec3)>,
     /// Governors mapped into the box being bounded (only its governors' entries are current).
     local: Vec<Affine>,
+    /// Traversal stack of the cell hierarchies.
+    stack: Vec<u32>,
     workspace: BoundsWorkspace,
     vertex_stamp: Vec<u32>,
     vertices: Vec<Vec3>,
@@ -97,29 +112,41 @@ impl AvatarQuery {
         self.governors.clear();
         self.governors.extend_from_slice(governors);
         self.local.resize(governors.len(), Affine::IDENTITY);
-        let boxes = avatar.boxes.len();
-        self.box_stamp.resize(boxes, 0);
-        self.box_aabb.resize(boxes, empty_aabb());
-        self.slab_aabb.resize(avatar.slabs.len(), empty_aabb());
         self.vertex_stamp.resize(avatar.rest.len(), 0);
         self.vertices.resize(avatar.rest.len(), Vec3::ZERO);
         self.triangle_stamp.resize(avatar.mesh.triangle_count(), 0);
         if self.epoch == u32::MAX {
-            self.box_stamp.fill(0);
             self.vertex_stamp.fill(0);
             self.epoch = 0;
         }
         self.epoch += 1;
         self.stats = AvatarQueryStats::default();
+        // |posed vertex| ≤ max_k (‖A_k‖ |p0| + |t_k|); its f32 evaluation rounds by at most
+        // (2i + 4) ε of that for i influences. Doubled for the maps into box frames.
+        let world_magnitude = governors.iter().fold(0f32, |m, g| {
+            m.max(frobenius(&g.linear) * avatar.rest_radius + g.translation.length())
+        });
+        let influences = avatar.max_influences as f32;
+        self.vertex_slack = 4.0 * (2.0 * influences + 4.0) * f32::EPSILON * world_magnitude;
         self.box_frames.clear();
         self.box_stretch.clear();
+        self.box_world.clear();
+        self.box_moving.clear();
+        self.box_aabb.clear();
+        self.box_slack.clear();
+        self.slide_start.clear();
+        self.slides.clear();
         for b in &avatar.boxes {
+            self.stats.boxes_bounded += 1;
+            self.box_world
+                .push(b.bounds.aabb(&self.governors, &mut self.workspace));
+            self.slide_start.push(self.slides.len() as u32);
             let g = governors[b.bone as usize];
             // A bone whose skin matrix cannot be inverted (a part scaled to zero) keeps its rest
-            // box frame: any fixed frame bounds conservatively, the bone's own is only tighter.
-            let frame = match invert(&g) {
-                Some(inverse) => b.rest_to_box.compose(&inverse),
-                None => b.rest_to_box,
+            // box frame and is bounded as a whole there: any fixed frame bounds conservatively.
+            let (frame, moving) = match invert(&g) {
+                Some(inverse) => (b.rest_to_box.compose(&inverse), true),
+                None => (b.rest_to_box, false),
             };
             let rows = frame.linear.transpose();
             self.box_stretch.push(Vec3::new(
@@ -128,21 +155,43 @@ impl AvatarQuery {
                 rows.z_axis.length(),
             ));
             self.box_frames.push(frame);
+            self.box_moving.push(moving);
+            if !moving {
+                for &k in b.governors.iter() {
+                    self.local[k as usize] = frame.compose(&self.governors[k as usize]);
+                }
+                self.box_aabb
+                    .push(b.bounds.aabb(&self.local, &mut self.workspace));
+                self.box_slack.push(0.0);
+                continue;
+            }
+            self.box_aabb.push(empty_aabb());
+            // Sliding maps M_b (G_k − G_b): a vertex is at F_b p₀ + Σ_{k≠b} w_k M_b (G_k − G_b) p₀.
+            let l = frame.linear;
+            let norm_l = frobenius(&l);
+            for &k in b.governors.iter() {
+                let gk = governors[k as usize];
+                let linear = l * (gk.linear - g.linear);
+                let translation = l * (gk.translation - g.translation);
+                self.slides.push((linear, abs_mat(&linear), translation));
+            }
+            // The rigid part: M_b G_b equals F_b up to rounding; the box coordinates F_b p₀ were
+            // evaluated in f32 at build time; the sliding maps and their evaluation round; the
+            // weights sum to one up to rounding.
+            let rigid = frame.compose(&g);
+            let drift_linear = rigid.linear - b.rest_to_box.linear;
+            let drift = frobenius(&drift_linear) * avatar.rest_radius
+                + (rigid.translation - b.rest_to_box.translation).length();
+            let magnitudes = norm_l * world_magnitude
+                + frame.translation.length()
+                + frobenius(&b.rest_to_box.linear) * avatar.rest_radius
+                + b.rest_to_box.translation.length();
+            let slack = drift
+                + 128.0 * f32::EPSILON * magnitudes
+                + b.weight_sum_error * 2.0 * norm_l * world_magnitude;
+            self.box_slack
+                .push(if slack.is_finite() { slack } else { f32::MAX });
         }
-        // |posed vertex| ≤ max_k (‖A_k‖ |p0| + |t_k|); its f32 evaluation rounds by at most
-        // (2i + 4) ε of that for i influences. Doubled for the maps into box frames.
-        let world_magnitude = governors.iter().fold(0f32, |m, g| {
-            let a: f32 = g
-                .linear
-                .to_cols_array()
-                .iter()
-                .map(|x| x * x)
-                .sum::<f32>()
-                .sqrt();
-            m.max(a * avatar.rest_radius + g.translation.length())
-        });
-        let influences = avatar.max_influences as f32;
-        self.vertex_slack = 4.0 * (2.0 * influences + 4.0) * f32::EPSILON * world_magnitude;
         Ok(())
     }
 
@@ -249,6 +298,11 @@ impl AvatarQuery {
         for index in 0..avatar.boxes.len() {
             let r = radius + margins.map_or(0.0, |m| m[index]) + self.vertex_slack;
             self.stats.box_tests += 1;
+            // The world box of the posed skin first: no map, six comparisons.
+            let world_reach = r + 4.0 * f32::EPSILON * (r + point.abs().max_element());
+            if !inside(&self.box_world[index], point, Vec3::splat(world_reach)) {
+                continue;
+            }
             let frame = self.box_frames[index];
             let local = frame.transform_point(point);
             let stretch = self.box_stretch[index];
@@ -258,29 +312,95 @@ impl AvatarQuery {
                     * (stretch.max_element() * point.abs().max_element() * 3.0
                         + frame.translation.abs().max_element()),
             );
-            let reach = stretch * r + rounding;
-            self.bound_box(avatar, index);
-            if !inside(&self.box_aabb[index], local, reach) {
-                continue;
-            }
-            self.stats.box_hits += 1;
-            let (s0, s1) = avatar.boxes[index].slabs;
-            for s in s0..s1 {
-                let cell = &self.slab_aabb[s as usize];
-                if !inside(cell, local, reach) {
+            if !self.box_moving[index] {
+                // A singular bone: its box as a whole, every cell a candidate.
+                let reach = stretch * r + rounding;
+                let aabb = self.box_aabb[index];
+                if !inside(&aabb, local, reach) {
                     continue;
                 }
-                self.stats.slab_hits += 1;
-                // A world offset d moves box coordinate i by at most |d| · stretch_i.
-                let gap = (cell.mins - local).max(local - cell.maxs) - rounding;
-                let lower = (gap / stretch.max(Vec3::splat(f32::MIN_POSITIVE)))
-                    .max_element()
-                    .max(0.0)
-                    - self.vertex_slack;
-                self.cell_hits.push((lower, s));
+                self.stats.box_hits += 1;
+                let lower = self.lower_bound(&aabb, local, stretch, rounding);
+                let (s0, s1) = avatar.boxes[index].slabs;
+                for s in s0..s1 {
+                    self.stats.slab_hits += 1;
+                    self.cell_hits.push((lower, s));
+                }
+                continue;
+            }
+            let reach = stretch * r + rounding + Vec3::splat(self.box_slack[index]);
+            let (n0, _) = avatar.boxes[index].nodes;
+            let slides = self.slide_start[index] as usize;
+            self.stack.clear();
+            self.stack.push(n0);
+            let mut root = true;
+            while let Some(n) = self.stack.pop() {
+                let node = &avatar.nodes[n as usize];
+                let aabb = if node.slide > 0.0 {
+                    let (lo, hi) = self.sliding(node, slides, avatar.boxes[index].governors.len());
+                    Aabb::new(node.mins + lo * node.slide, node.maxs + hi * node.slide)
+                } else {
+                    Aabb::new(node.mins, node.maxs)
+                };
+                if !inside(&aabb, local, reach) {
+                    if root {
+                        break;
+                    }
+                    continue;
+                }
+                if root {
+                    self.stats.box_hits += 1;
+                    root = false;
+                }
+                if node.right == LEAF {
+                    self.stats.slab_hits += 1;
+                    let pad = rounding + Vec3::splat(self.box_slack[index]);
+                    let lower = self.lower_bound(&aabb, local, stretch, pad);
+                    self.cell_hits.push((lower, node.cell));
+                } else {
+                    self.stack.push(node.right);
+                    self.stack.push(n + 1);
+                }
             }
         }
         Ok(())
+    }
+
+    /// Per axis, the range of `M_b (G_k − G_b) p₀` over the node's rest box and the governors
+    /// `k` of its mask, widened to hold 0 (`slides` the box's first sliding map, `count` its
+    /// governors): the offset `Σ_{k≠b} w_k M_b (G_k − G_b) p₀`, with weights summing to at most
+    /// the node's slide, lies in that range times the slide.
+    #[inline]
+    fn sliding(&self, node: &super::build::CellNode, slides: usize, count: usize) -> (Vec3, Vec3) {
+        let (mut lo, mut hi) = (Vec3::ZERO, Vec3::ZERO);
+        let mut mask = node.mask;
+        while mask != 0 {
+            let bit = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            let range = if bit == 63 { 63..count } else { bit..bit + 1 };
+            for k in range {
+                let (linear, abs, translation) = &self.slides[slides + k];
+                let mid = *linear * node.rest_center + *translation;
+                let half = *abs * node.rest_half;
+                lo = lo.min(mid - half);
+                hi = hi.max(mid + half);
+            }
+        }
+        // The evaluation above rounds by a few ulps of its terms (covered by the box's slack);
+        // a relative pad keeps the products themselves on the safe side.
+        (lo * (1.0 + 1e-5), hi * (1.0 + 1e-5))
+    }
+
+    /// Lower bound of the world distance from a point at box coordinates `local` to anything
+    /// inside `aabb` (box coordinates).
+    #[inline]
+    fn lower_bound(&self, aabb: &Aabb, local: Vec3, stretch: Vec3, rounding: Vec3) -> f32 {
+        // A world offset d moves box coordinate i by at most |d| · stretch_i.
+        let gap = (aabb.mins - local).max(local - aabb.maxs) - rounding;
+        (gap / stretch.max(Vec3::splat(f32::MIN_POSITIVE)))
+            .max_element()
+            .max(0.0)
+            - self.vertex_slack
     }
 
     /// The skin triangle closest to `point` among those within `radius`, or `None`.
@@ -448,27 +568,6 @@ impl AvatarQuery {
         Ok(self.posed_vertex(avatar, v))
     }
 
-    /// Bounds box `index` and its slabs in the box's frame, once per frame.
-    fn bound_box(&mut self, avatar: &AvatarBoxes, index: usize) {
-        if self.box_stamp[index] == self.epoch {
-            return;
-        }
-        self.box_stamp[index] = self.epoch;
-        self.stats.boxes_bounded += 1;
-        let bone_box = &avatar.boxes[index];
-        let frame = self.box_frames[index];
-        for &k in bone_box.governors.iter() {
-            self.local[k as usize] = frame.compose(&self.governors[k as usize]);
-        }
-        self.box_aabb[index] = bone_box.bounds.aabb(&self.local, &mut self.workspace);
-        let (s0, s1) = bone_box.slabs;
-        for s in s0..s1 {
-            self.slab_aabb[s as usize] = avatar.slabs[s as usize]
-                .bounds
-                .aabb(&self.local, &mut self.workspace);
-        }
-    }
-
     fn posed_vertex(&mut self, avatar: &AvatarBoxes, v: u32) -> Vec3 {
         let v = v as usize;
         if self.vertex_stamp[v] != self.epoch {
@@ -546,6 +645,16 @@ fn invert(g: &Affine) -> Option<Affine> {
     let inverse = g.linear.inverse();
     let result = Affine::new(inverse, -(inverse * g.translation));
     result.is_finite().then_some(result)
+}
+
+/// Frobenius norm of `m` (bounds its operator norm).
+fn frobenius(m: &Mat3) -> f32 {
+    m.to_cols_array().iter().map(|x| x * x).sum::<f32>().sqrt()
+}
+
+/// `m` with every entry replaced by its absolute value.
+fn abs_mat(m: &Mat3) -> Mat3 {
+    Mat3::from_cols(m.x_axis.abs(), m.y_axis.abs(), m.z_axis.abs())
 }
 
 fn empty_aabb() -> Aabb {
