@@ -45,10 +45,12 @@ pub(crate) struct Slab {
 /// vertices below it, and what bounds their sliding away from it.
 ///
 /// A vertex below the node is posed, in the moving box frame `M_b`, at
-/// `F_b p₀ + Σ_{k≠b} w_k M_b (G_k − G_b) p₀` (the first term is its rest box coordinate); the
-/// sum's total weight is at most [`Self::slide`] and only the governors in [`Self::mask`] enter
-/// it, so the node's posed vertices lie in its rest box enlarged per axis by
-/// `slide · max_{k ∈ mask} max_{p₀ ∈ rest box} |M_b (G_k − G_b) p₀|`.
+/// `F_b p₀ + Σ_{k≠b} w_k M_b (G_k − G_b) p₀` (the first term is its rest box coordinate). Per
+/// governor `k ≠ b`, the node keeps the range of `w_k` over its vertices
+/// ([`AvatarBoxes::node_weights`]) and the largest total `Σ_{k≠b} w_k` ([`Self::slide`]); with
+/// the range of `M_b (G_k − G_b) p₀` over its rest box, the offset is bounded per axis by the
+/// sum of the products of the ranges, and by `slide` times the union of the ranges (the
+/// tighter of the two is used).
 #[derive(Clone, Copy, Debug)]
 #[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct CellNode {
@@ -60,16 +62,29 @@ pub(crate) struct CellNode {
     pub(crate) rest_center: Vec3,
     /// Rest box of the vertices in bind-pose world coordinates: half extents.
     pub(crate) rest_half: Vec3,
-    /// Largest total weight of the other governors (`Σ_{k≠b} w_k`) over the vertices, rounded
-    /// up; 0 for skin that follows the bone alone.
+    /// Largest total weight of the other governors (`Σ_{k≠b} |w_k|`) over the vertices,
+    /// rounded up; 0 for skin that follows the bone alone.
     pub(crate) slide: f32,
-    /// Governors other than the bone that weigh on a vertex: bit `i` for the box's local
-    /// governor `i < 63`; bit 63 for any local governor from 63 on.
-    pub(crate) mask: u64,
+    /// Range into [`AvatarBoxes::node_weights`]: the weight ranges of the governors other than
+    /// the bone that weigh on a vertex below.
+    pub(crate) weights: (u32, u32),
     /// Second child (the first is the next node), or [`LEAF`] for a leaf.
     pub(crate) right: u32,
     /// The leaf's cell (index into [`AvatarBoxes::slabs`]).
     pub(crate) cell: u32,
+}
+
+/// The range of one governor's weight over a node's vertices (0 included when a vertex lacks
+/// it).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
+pub(crate) struct NodeWeight {
+    /// The governor, as an index into its box's [`BoneBox::governors`].
+    pub(crate) local: u32,
+    /// Least weight.
+    pub(crate) low: f32,
+    /// Largest weight.
+    pub(crate) high: f32,
 }
 
 /// [`CellNode::right`] of a leaf.
@@ -138,6 +153,8 @@ pub struct AvatarBoxes {
     pub(crate) slab_triangles: Vec<u32>,
     /// The cell hierarchies of all boxes.
     pub(crate) nodes: Vec<CellNode>,
+    /// The nodes' weight ranges ([`CellNode::weights`]).
+    pub(crate) node_weights: Vec<NodeWeight>,
     /// Per vertex, the bone of largest weight.
     pub(crate) dominant_bone: Vec<u32>,
     /// Largest distance of a rest vertex from the origin.
@@ -212,6 +229,7 @@ impl AvatarBoxes {
             slabs: Vec::new(),
             slab_triangles: Vec::new(),
             nodes: Vec::new(),
+            node_weights: Vec::new(),
             dominant_bone,
             rest_radius: rest.iter().fold(0f32, |r, p| r.max(p.length())),
             max_influences: weights.max_influences() as u32,
@@ -309,7 +327,7 @@ impl AvatarBoxes {
             leaves.push(leaf);
         }
         let first_node = self.nodes.len() as u32;
-        build_hierarchy(&mut leaves, &mut self.nodes);
+        build_hierarchy(&mut leaves, &mut self.nodes, &mut self.node_weights);
         self.boxes.push(BoneBox {
             bone,
             rest_obb,
@@ -323,7 +341,7 @@ impl AvatarBoxes {
     }
 
     /// The leaf node of cell `cell` of `bone`'s box over `triangles` (box governors
-    /// `governors`), and the largest `|Σ w − 1|` of its vertices.
+    /// `governors`) with its weight ranges, and the largest `|Σ w − 1|` of its vertices.
     fn leaf(
         &self,
         bone: u32,
@@ -331,12 +349,16 @@ impl AvatarBoxes {
         rest_to_box: &Affine,
         triangles: &[u32],
         cell: u32,
-    ) -> (CellNode, f64) {
+    ) -> (Leaf, f64) {
         let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
         let (mut world_lo, mut world_hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
-        let (mut slide, mut mask, mut error) = (0f64, 0u64, 0f64);
+        let (mut slide, mut error) = (0f64, 0f64);
+        // (local governor, least, largest weight, vertices holding it).
+        let mut ranges: Vec<(u32, f32, f32, usize)> = Vec::new();
+        let mut vertices = 0usize;
         for &t in triangles {
             for v in self.mesh.triangles()[t as usize] {
+                vertices += 1;
                 let p0 = self.rest[v as usize];
                 let u = rest_to_box.transform_point(p0);
                 (lo, hi) = (lo.min(u), hi.max(u));
@@ -347,14 +369,33 @@ impl AvatarBoxes {
                     sum += w as f64;
                     if g != bone && w != 0.0 {
                         other += w.abs() as f64;
-                        let local = governors.binary_search(&g).unwrap_or(usize::MAX);
-                        mask |= 1u64 << local.min(63);
+                        // Every governor of the box's triangles is in `governors`.
+                        let local = governors.binary_search(&g).unwrap_or(0) as u32;
+                        match ranges.iter_mut().find(|r| r.0 == local) {
+                            Some(r) => {
+                                r.1 = r.1.min(w);
+                                r.2 = r.2.max(w);
+                                r.3 += 1;
+                            }
+                            None => ranges.push((local, w, w, 1)),
+                        }
                     }
                 }
                 slide = slide.max(other);
                 error = error.max((sum - 1.0).abs());
             }
         }
+        let mut weights: Vec<NodeWeight> = ranges
+            .iter()
+            .map(|&(local, low, high, count)| NodeWeight {
+                local,
+                // A vertex counted twice (shared by two triangles) is counted in both, so
+                // `count < vertices` whenever some vertex lacks the governor.
+                low: if count < vertices { low.min(0.0) } else { low },
+                high,
+            })
+            .collect();
+        weights.sort_unstable_by_key(|w| w.local);
         // Half extents rounded outwards: the centre ± half holds every rest vertex.
         let center = (world_lo + world_hi) * 0.5;
         let half = (world_hi - center).max(center - world_lo) * (1.0 + 4.0 * f32::EPSILON);
@@ -368,11 +409,11 @@ impl AvatarBoxes {
             } else {
                 0.0
             },
-            mask,
+            weights: (0, 0),
             right: LEAF,
             cell,
         };
-        (node, error)
+        ((node, weights), error)
     }
 
     /// The skin mesh.
@@ -453,6 +494,7 @@ impl AvatarBoxes {
                 .sum::<usize>()
             + self.slabs.capacity() * core::mem::size_of::<Slab>()
             + self.nodes.capacity() * core::mem::size_of::<CellNode>()
+            + self.node_weights.capacity() * core::mem::size_of::<NodeWeight>()
             + self.slab_triangles.capacity() * 4
             + self.dominant_bone.capacity() * 4
     }
@@ -487,16 +529,29 @@ fn check_inputs(
     Ok(())
 }
 
+/// A leaf node and its weight ranges (sorted by local governor).
+type Leaf = (CellNode, Vec<NodeWeight>);
+
 /// Appends the hierarchy over `leaves` (non-empty) to `nodes`, root first, each node followed by
 /// its first child: a median split of the cells' rest centres along the longest axis of their
-/// spread, down to single cells. A node's boxes, slide and mask are its children's unions.
-fn build_hierarchy(leaves: &mut [CellNode], nodes: &mut Vec<CellNode>) {
+/// spread, down to single cells. A node's boxes, slide and weight ranges are its children's
+/// unions (a governor missing from one child ranges down to 0). Returns the root's weight
+/// ranges.
+fn build_hierarchy(
+    leaves: &mut [Leaf],
+    nodes: &mut Vec<CellNode>,
+    node_weights: &mut Vec<NodeWeight>,
+) -> Vec<NodeWeight> {
     if leaves.len() == 1 {
-        nodes.push(leaves[0]);
-        return;
+        let (mut node, weights) = leaves[0].clone();
+        let start = node_weights.len() as u32;
+        node_weights.extend_from_slice(&weights);
+        node.weights = (start, node_weights.len() as u32);
+        nodes.push(node);
+        return weights;
     }
     let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
-    for l in leaves.iter() {
+    for (l, _) in leaves.iter() {
         let c = (l.mins + l.maxs) * 0.5;
         (lo, hi) = (lo.min(c), hi.max(c));
     }
@@ -509,17 +564,51 @@ fn build_hierarchy(leaves: &mut [CellNode], nodes: &mut Vec<CellNode>) {
         2
     };
     let mid = leaves.len() / 2;
-    leaves.select_nth_unstable_by(mid, |a, b| {
+    leaves.select_nth_unstable_by(mid, |(a, _), (b, _)| {
         let ca = (a.mins + a.maxs)[axis];
         let cb = (b.mins + b.maxs)[axis];
         ca.total_cmp(&cb)
     });
     let index = nodes.len();
-    nodes.push(leaves[0]);
+    nodes.push(leaves[0].0);
     let (left, right) = leaves.split_at_mut(mid);
-    build_hierarchy(left, nodes);
+    let wa = build_hierarchy(left, nodes, node_weights);
     let second = nodes.len() as u32;
-    build_hierarchy(right, nodes);
+    let wb = build_hierarchy(right, nodes, node_weights);
+    // Union of the two sorted range lists.
+    let mut weights = Vec::with_capacity(wa.len() + wb.len());
+    let (mut i, mut j) = (0, 0);
+    while i < wa.len() || j < wb.len() {
+        let take_a = j == wb.len() || (i < wa.len() && wa[i].local < wb[j].local);
+        let take_b = i == wa.len() || (j < wb.len() && wb[j].local < wa[i].local);
+        let w = if take_a {
+            i += 1;
+            let x = wa[i - 1];
+            NodeWeight {
+                low: x.low.min(0.0),
+                ..x
+            }
+        } else if take_b {
+            j += 1;
+            let x = wb[j - 1];
+            NodeWeight {
+                low: x.low.min(0.0),
+                ..x
+            }
+        } else {
+            let (x, y) = (wa[i], wb[j]);
+            i += 1;
+            j += 1;
+            NodeWeight {
+                local: x.local,
+                low: x.low.min(y.low),
+                high: x.high.max(y.high),
+            }
+        };
+        weights.push(w);
+    }
+    let start = node_weights.len() as u32;
+    node_weights.extend_from_slice(&weights);
     let (a, b) = (nodes[index + 1], nodes[second as usize]);
     let world_lo = (a.rest_center - a.rest_half).min(b.rest_center - b.rest_half);
     let world_hi = (a.rest_center + a.rest_half).max(b.rest_center + b.rest_half);
@@ -530,10 +619,11 @@ fn build_hierarchy(leaves: &mut [CellNode], nodes: &mut Vec<CellNode>) {
         rest_center: center,
         rest_half: (world_hi - center).max(center - world_lo) * (1.0 + 4.0 * f32::EPSILON),
         slide: a.slide.max(b.slide),
-        mask: a.mask | b.mask,
+        weights: (start, node_weights.len() as u32),
         right: second,
         cell: LEAF,
     };
+    weights
 }
 
 /// Most angular sectors per slab.

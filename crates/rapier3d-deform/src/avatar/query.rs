@@ -1,10 +1,11 @@
 //! Per-frame queries against an avatar's boxes: bone frames, lazily bounded boxes and slabs, candidate skin triangles of a point, the closest one, and the seed's fixed-tolerance misses.
 
-use super::build::{AvatarBoxes, LEAF};
+use super::build::{AvatarBoxes, CellNode, LEAF};
 use crate::bounds::BoundsWorkspace;
 use crate::error::{DeformError, Result};
 use crate::governor::{Affine, deform_vertex, validate_governors};
 use crate::math::{Aabb, Mat3, Vec3};
+use rapier3d::parry::glamx::Vec3A;
 use rapier3d::parry::query::PointQuery;
 use rapier3d::parry::shape::Triangle;
 
@@ -35,6 +36,10 @@ pub struct AvatarQueryStats {
     pub box_hits: u64,
     /// Point–slab tests that hit.
     pub slab_hits: u64,
+    /// Nodes of the boxes' cell hierarchies tested (roots included).
+    pub nodes_tested: u64,
+    /// Nodes whose posed box was computed this frame (each at most once, on first use).
+    pub nodes_bounded: u64,
     /// Triangles considered: the distinct candidates [`AvatarQuery::candidates`] listed, and
     /// the triangles of the cells [`AvatarQuery::closest`] scanned.
     pub candidate_triangles: u64,
@@ -60,7 +65,7 @@ pub struct AvatarQuery {
     box_stretch: Vec<Vec3>,
     /// Per box: a world box holding its posed skin (O(m) limited convex combinations), the
     /// first test of a point.
-    box_world: Vec<Aabb>,
+    box_world: Vec<(Vec3A, Vec3A)>,
     /// Per box: whether its bone's skin matrix could be inverted this frame; a box whose bone
     /// could not keeps its rest frame and is bounded as a whole ([`Self::box_aabb`]).
     box_moving: Vec<bool>,
@@ -78,6 +83,12 @@ pub struct AvatarQuery {
     local: Vec<Affine>,
     /// Traversal stack of the cell hierarchies.
     stack: Vec<u32>,
+    /// Per hierarchy node: the frame its posed box was computed in, and the box (box
+    /// coordinates): each node is bounded at most once per frame, on first use.
+    node_cache: Vec<NodeBox>,
+    /// Per cell: the frame its posed world box was computed in, and the box.
+    cell_stamp: Vec<u32>,
+    cell_box: Vec<Aabb>,
     workspace: BoundsWorkspace,
     vertex_stamp: Vec<u32>,
     vertices: Vec<Vec3>,
@@ -115,8 +126,14 @@ impl AvatarQuery {
         self.vertex_stamp.resize(avatar.rest.len(), 0);
         self.vertices.resize(avatar.rest.len(), Vec3::ZERO);
         self.triangle_stamp.resize(avatar.mesh.triangle_count(), 0);
+        self.node_cache
+            .resize(avatar.nodes.len(), NodeBox::default());
+        self.cell_stamp.resize(avatar.slabs.len(), 0);
+        self.cell_box.resize(avatar.slabs.len(), empty_aabb());
         if self.epoch == u32::MAX {
             self.vertex_stamp.fill(0);
+            self.node_cache.fill(NodeBox::default());
+            self.cell_stamp.fill(0);
             self.epoch = 0;
         }
         self.epoch += 1;
@@ -138,8 +155,9 @@ impl AvatarQuery {
         self.slides.clear();
         for b in &avatar.boxes {
             self.stats.boxes_bounded += 1;
+            let world = b.bounds.aabb(&self.governors, &mut self.workspace);
             self.box_world
-                .push(b.bounds.aabb(&self.governors, &mut self.workspace));
+                .push((Vec3A::from(world.mins), Vec3A::from(world.maxs)));
             self.slide_start.push(self.slides.len() as u32);
             let g = governors[b.bone as usize];
             // A bone whose skin matrix cannot be inverted (a part scaled to zero) keeps its rest
@@ -295,12 +313,17 @@ impl AvatarQuery {
         self.cell_hits.clear();
         self.check_query(avatar, point, radius)?;
         self.stats.points += 1;
+        let wide = Vec3A::from(point);
+        let point_pad = 4.0 * f32::EPSILON * point.abs().max_element();
+        let base = radius + self.vertex_slack;
         for index in 0..avatar.boxes.len() {
-            let r = radius + margins.map_or(0.0, |m| m[index]) + self.vertex_slack;
+            let r = margins.map_or(base, |m| radius + m[index] + self.vertex_slack);
             self.stats.box_tests += 1;
-            // The world box of the posed skin first: no map, six comparisons.
-            let world_reach = r + 4.0 * f32::EPSILON * (r + point.abs().max_element());
-            if !inside(&self.box_world[index], point, Vec3::splat(world_reach)) {
+            // The world box of the posed skin first: no map, six comparisons (the reach padded
+            // for the rounding of the comparison's operands).
+            let reach = Vec3A::splat(r * (1.0 + 4.0 * f32::EPSILON) + point_pad);
+            let (lo, hi) = self.box_world[index];
+            if !((lo - reach).cmple(wide).all() && wide.cmple(hi + reach).all()) {
                 continue;
             }
             let frame = self.box_frames[index];
@@ -323,26 +346,42 @@ impl AvatarQuery {
                 let lower = self.lower_bound(&aabb, local, stretch, rounding);
                 let (s0, s1) = avatar.boxes[index].slabs;
                 for s in s0..s1 {
-                    self.stats.slab_hits += 1;
-                    self.cell_hits.push((lower, s));
+                    self.push_cell(avatar, s, lower, point, r);
                 }
                 continue;
             }
             let reach = stretch * r + rounding + Vec3::splat(self.box_slack[index]);
             let (n0, _) = avatar.boxes[index].nodes;
             let slides = self.slide_start[index] as usize;
+            let (local_wide, reach_wide) = (Vec3A::from(local), Vec3A::from(reach));
             self.stack.clear();
             self.stack.push(n0);
             let mut root = true;
             while let Some(n) = self.stack.pop() {
                 let node = &avatar.nodes[n as usize];
-                let aabb = if node.slide > 0.0 {
-                    let (lo, hi) = self.sliding(node, slides, avatar.boxes[index].governors.len());
-                    Aabb::new(node.mins + lo * node.slide, node.maxs + hi * node.slide)
+                self.stats.nodes_tested += 1;
+                let cached = self.node_cache[n as usize];
+                let (lo, hi) = if cached.stamp == self.epoch {
+                    (cached.mins, cached.maxs)
                 } else {
-                    Aabb::new(node.mins, node.maxs)
+                    let (lo, hi) = if node.slide > 0.0 {
+                        let (lo, hi) = self.sliding(avatar, node, slides);
+                        (node.mins + lo, node.maxs + hi)
+                    } else {
+                        (node.mins, node.maxs)
+                    };
+                    let (lo, hi) = (Vec3A::from(lo), Vec3A::from(hi));
+                    self.node_cache[n as usize] = NodeBox {
+                        mins: lo,
+                        maxs: hi,
+                        stamp: self.epoch,
+                    };
+                    self.stats.nodes_bounded += 1;
+                    (lo, hi)
                 };
-                if !inside(&aabb, local, reach) {
+                if !((lo - reach_wide).cmple(local_wide).all()
+                    && local_wide.cmple(hi + reach_wide).all())
+                {
                     if root {
                         break;
                     }
@@ -353,10 +392,10 @@ impl AvatarQuery {
                     root = false;
                 }
                 if node.right == LEAF {
-                    self.stats.slab_hits += 1;
+                    let aabb = Aabb::new(lo.into(), hi.into());
                     let pad = rounding + Vec3::splat(self.box_slack[index]);
                     let lower = self.lower_bound(&aabb, local, stretch, pad);
-                    self.cell_hits.push((lower, node.cell));
+                    self.push_cell(avatar, node.cell, lower, point, r);
                 } else {
                     self.stack.push(node.right);
                     self.stack.push(n + 1);
@@ -366,29 +405,65 @@ impl AvatarQuery {
         Ok(())
     }
 
-    /// Per axis, the range of `M_b (G_k − G_b) p₀` over the node's rest box and the governors
-    /// `k` of its mask, widened to hold 0 (`slides` the box's first sliding map, `count` its
-    /// governors): the offset `Σ_{k≠b} w_k M_b (G_k − G_b) p₀`, with weights summing to at most
-    /// the node's slide, lies in that range times the slide.
+    /// Lists `cell` (reached with the lower bound `lower`) in `self.cell_hits` unless its posed
+    /// world box is farther than `r` from `point`: the box of its triangles' posed vertices,
+    /// computed on the cell's first use in the frame (posing those vertices once).
     #[inline]
-    fn sliding(&self, node: &super::build::CellNode, slides: usize, count: usize) -> (Vec3, Vec3) {
-        let (mut lo, mut hi) = (Vec3::ZERO, Vec3::ZERO);
-        let mut mask = node.mask;
-        while mask != 0 {
-            let bit = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            let range = if bit == 63 { 63..count } else { bit..bit + 1 };
-            for k in range {
-                let (linear, abs, translation) = &self.slides[slides + k];
-                let mid = *linear * node.rest_center + *translation;
-                let half = *abs * node.rest_half;
-                lo = lo.min(mid - half);
-                hi = hi.max(mid + half);
+    fn push_cell(&mut self, avatar: &AvatarBoxes, cell: u32, lower: f32, point: Vec3, r: f32) {
+        let c = cell as usize;
+        if self.cell_stamp[c] != self.epoch {
+            self.cell_stamp[c] = self.epoch;
+            let (t0, t1) = avatar.slabs[c].triangles;
+            let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+            for i in t0..t1 {
+                let t = avatar.slab_triangles[i as usize];
+                for p in self.posed_corners(avatar, t) {
+                    (lo, hi) = (lo.min(p), hi.max(p));
+                }
             }
+            self.cell_box[c] = Aabb::new(lo, hi);
         }
+        let b = self.cell_box[c];
+        let gap = (b.mins - point).max(point - b.maxs).max(Vec3::ZERO);
+        let d2 = gap.length_squared();
+        // `r` holds the posed vertices' rounding bound already; the gap's own rounding is a
+        // few ulps of it.
+        if d2 > r * r * (1.0 + 8.0 * f32::EPSILON) {
+            return;
+        }
+        self.stats.slab_hits += 1;
+        let lower = lower.max(d2.sqrt() * (1.0 - 8.0 * f32::EPSILON) - self.vertex_slack);
+        self.cell_hits.push((lower, cell));
+    }
+
+    /// Per axis, a range holding the sliding offset `Σ_{k≠b} w_k M_b (G_k − G_b) p₀` of every
+    /// vertex below `node` (`slides` the box's first sliding map): per governor, the range of
+    /// `M_b (G_k − G_b) p₀` over the node's rest box times the node's range of `w_k`, summed;
+    /// intersected with the node's slide times the union of those ranges and 0.
+    #[inline]
+    fn sliding(&self, avatar: &AvatarBoxes, node: &CellNode, slides: usize) -> (Vec3, Vec3) {
+        let (mut sum_lo, mut sum_hi) = (Vec3::ZERO, Vec3::ZERO);
+        let (mut lo, mut hi) = (Vec3::ZERO, Vec3::ZERO);
+        let (w0, w1) = node.weights;
+        for w in &avatar.node_weights[w0 as usize..w1 as usize] {
+            let (linear, abs, translation) = &self.slides[slides + w.local as usize];
+            let mid = *linear * node.rest_center + *translation;
+            let half = *abs * node.rest_half;
+            let (v_lo, v_hi) = (mid - half, mid + half);
+            lo = lo.min(v_lo);
+            hi = hi.max(v_hi);
+            // w ∈ [low, high] (low may be negative only for invalid weights; both ends are
+            // tried), v ∈ [v_lo, v_hi]: the product's extremes are at the corners.
+            let (a, b) = (v_lo * w.low, v_lo * w.high);
+            let (c, d) = (v_hi * w.low, v_hi * w.high);
+            sum_lo += a.min(b).min(c).min(d);
+            sum_hi += a.max(b).max(c).max(d);
+        }
+        let lo = sum_lo.max(lo * node.slide);
+        let hi = sum_hi.min(hi * node.slide);
         // The evaluation above rounds by a few ulps of its terms (covered by the box's slack);
         // a relative pad keeps the products themselves on the safe side.
-        (lo * (1.0 + 1e-5), hi * (1.0 + 1e-5))
+        (lo - lo.abs() * 1e-5, hi + hi.abs() * 1e-5)
     }
 
     /// Lower bound of the world distance from a point at box coordinates `local` to anything
@@ -655,6 +730,14 @@ fn frobenius(m: &Mat3) -> f32 {
 /// `m` with every entry replaced by its absolute value.
 fn abs_mat(m: &Mat3) -> Mat3 {
     Mat3::from_cols(m.x_axis.abs(), m.y_axis.abs(), m.z_axis.abs())
+}
+
+/// A hierarchy node's posed box (box coordinates) and the frame it was computed in.
+#[derive(Clone, Copy, Debug, Default)]
+struct NodeBox {
+    mins: Vec3A,
+    maxs: Vec3A,
+    stamp: u32,
 }
 
 fn empty_aabb() -> Aabb {
