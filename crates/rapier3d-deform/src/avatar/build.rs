@@ -1,4 +1,4 @@
-//! Building the per-bone boxes of a skinned avatar: triangles to bones, PCA frames, slabs along each box's main axis, and the O(m) bound data of every box and slab.
+//! Building the per-bone boxes of a skinned avatar: triangles to bones, PCA frames, slabs along each box's main axis cut into sectors, and per box a hierarchy over its cells with their rest boxes and weight ranges.
 
 use crate::bounds::{Obb, PatchBounds};
 use crate::error::{DeformError, Result};
@@ -100,7 +100,9 @@ pub(crate) struct BoneBox {
     pub(crate) rest_obb: Obb,
     /// World (bind pose) → box coordinates: `Rᵀ (p − c)`, `R` the PCA axes, `c` the box centre.
     pub(crate) rest_to_box: Affine,
-    /// Bound data of every triangle of the bone.
+    /// O(m) bound data of every triangle of the bone: the box's world box each frame, the
+    /// bound of its skin's motion over a step, and the whole box of a bone whose skin matrix
+    /// is singular.
     pub(crate) bounds: PatchBounds,
     /// Governors any of the bone's triangles depend on (sorted).
     pub(crate) governors: Box<[u32]>,
@@ -118,13 +120,17 @@ pub(crate) struct BoneBox {
 ///
 /// The seed fits one PCA box per bone to the vertices attached to it, moves it with the bone and
 /// enlarges it by a fixed tolerance, which misses skin that slides relative to the bone
-/// (vertices weighted to several bones). Here every box and slab is instead re-bounded each
-/// frame, in the bone's moving frame, by limited convex combinations of the governors that
-/// touch it (Steinemann & Otaduy's O(m) bounds): the posed vertices of a slab are
-/// `Σ w_k G_k p₀`; in the frame `M_b = F_b⁻¹ G_b⁻¹` of bone `b` (its rest box frame `F_b`
-/// carried by its skin matrix `G_b`) they are `Σ w_k (M_b G_k) p₀`, bounded in O(m) per slab.
-/// Vertices that follow bone `b` alone keep their rest box coordinates, so the boxes stay as
-/// tight as the seed's where the seed is right and grow exactly where skin slides.
+/// (vertices weighted to several bones). Here a posed vertex `Σ w_k G_k p₀` is written in the
+/// bone's moving box frame `M_b = F_b G_b⁻¹` (its rest box frame `F_b` carried by its skin
+/// matrix `G_b`) as `F_b p₀ + Σ_{k≠b} w_k M_b (G_k − G_b) p₀`: the rest box coordinate, fixed at
+/// build time, plus a sliding offset that only the other governors' weights carry. Each box's
+/// cells are the leaves of a hierarchy built once in box coordinates; every node keeps the rest
+/// box of its vertices, the range of each other governor's weight over them and their largest
+/// total other weight, from which a frame bounds the offset in O(m) for the m governors that
+/// touch the node (limited convex combinations, Steinemann & Otaduy) and in O(1) where the skin
+/// follows the bone alone. Vertices that follow bone `b` alone keep their rest box coordinates,
+/// so the boxes stay as tight as the seed's where the seed is right and grow exactly where skin
+/// slides.
 ///
 /// **Triangles to bones.** A triangle belongs to the bone of largest weight of each of its
 /// three vertices (one to three bones). Any assignment stays correct, since every box is bounded
@@ -140,6 +146,10 @@ pub(crate) struct BoneBox {
 /// the one cell of its rest centroid: each cell's box is bounded from the vertices of its own
 /// triangles, so it holds them wherever they reach, and no triangle is listed twice (the seed
 /// lists the triangles on a slab border in both slabs, since its slabs are fixed intervals).
+///
+/// **Hierarchy.** The cells of a box are split at the median of their rest centres along the
+/// longest axis of their spread, down to single cells: a query visits O(log cells) nodes per
+/// box it reaches instead of every cell (the seed scans the slabs of a box).
 ///
 /// Bones that carry no triangle get no box.
 #[derive(Clone, Debug)]
@@ -191,7 +201,8 @@ impl AvatarBoxes {
     /// or `min_slabs > max_slabs`, or `max_slabs` above 4096.
     ///
     /// # Performance
-    /// O(T · i · log m) for T triangles with i influences per vertex, plus one PCA per bone.
+    /// O(T · i · log m) for T triangles with i influences per vertex, plus one PCA per bone and
+    /// O(c log c · m) for the hierarchy over a box's c cells.
     pub fn build(
         mesh: &TriangleMesh,
         rest: &[Vec3],
@@ -472,11 +483,11 @@ impl AvatarBoxes {
         }
     }
 
-    /// Bytes held on the heap: the copied skin (mesh, rest positions, weights), the boxes and
-    /// the slabs.
+    /// Bytes held on the heap: the copied skin (mesh, rest positions, weights), the boxes, the
+    /// slabs and the cell hierarchies.
     ///
     /// # Performance
-    /// O(vertices + boxes + slabs).
+    /// O(vertices + boxes).
     pub fn heap_bytes(&self) -> usize {
         let weight_entries: usize = (0..self.weights.vertex_count())
             .map(|v| self.weights.row(v).0.len())

@@ -1,4 +1,4 @@
-//! Per-frame queries against an avatar's boxes: bone frames, lazily bounded boxes and slabs, candidate skin triangles of a point, the closest one, and the seed's fixed-tolerance misses.
+//! Per-frame queries against an avatar's boxes: bone frames and sliding maps, hierarchy nodes and cells bounded on first use, candidate skin triangles of a point, the closest one, and the seed's fixed-tolerance misses.
 
 use super::build::{AvatarBoxes, CellNode, LEAF};
 use crate::bounds::BoundsWorkspace;
@@ -28,13 +28,15 @@ pub struct SkinContact {
 pub struct AvatarQueryStats {
     /// Points queried.
     pub points: u64,
-    /// Boxes bounded this frame (each at most once, on first use).
+    /// Boxes prepared this frame (frame, sliding maps, world box: every box, in
+    /// [`AvatarQuery::begin_frame`]).
     pub boxes_bounded: u64,
-    /// Point–box tests, and how many found the point inside (enlarged by the radius).
+    /// Point–box tests (world boxes).
     pub box_tests: u64,
-    /// Point–box tests that hit.
+    /// Point–box tests that found the point inside the box's hierarchy root (enlarged by the
+    /// radius).
     pub box_hits: u64,
-    /// Point–slab tests that hit.
+    /// Cells (slab sectors) whose posed box came within the radius of a point.
     pub slab_hits: u64,
     /// Nodes of the boxes' cell hierarchies tested (roots included).
     pub nodes_tested: u64,
@@ -48,12 +50,15 @@ pub struct AvatarQueryStats {
 }
 
 /// Per-frame state of queries against an [`AvatarBoxes`]: the skin matrices of the frame, each
-/// box's frame, the boxes and slabs bounded so far, and the skin vertices posed so far.
+/// box's frame, sliding maps and world box, the hierarchy nodes and cells bounded so far, and
+/// the skin vertices posed so far.
 ///
-/// Call [`Self::begin_frame`] with the frame's skin matrices, then any number of
-/// [`Self::candidates`] / [`Self::closest`] / [`Self::contacts`]. Boxes are bounded on first use
-/// (O(m) per slab), skin vertices posed on first use (O(influences)); nothing is done for skin the
-/// queries never reach.
+/// Call [`Self::begin_frame`] with the frame's skin matrices (O(m) per box), then any number of
+/// [`Self::candidates`] / [`Self::closest`] / [`Self::contacts`]. A hierarchy node is bounded
+/// on first use (its rest box plus its sliding range, O(m) for the m governors that touch it,
+/// O(1) for skin that follows its bone alone), a cell's posed box and skin vertices on first use
+/// (O(influences) per vertex); nothing is done for skin the queries never reach, so a frame's
+/// cost follows the skin near the query points, not the size of the skin.
 #[derive(Clone, Debug, Default)]
 pub struct AvatarQuery {
     epoch: u32,
@@ -117,7 +122,8 @@ impl AvatarQuery {
     /// the previous frame is kept then.
     ///
     /// # Performance
-    /// O(bones + boxes); allocates only on the first frame (or for a different avatar).
+    /// O(bones + boxes · m log m) for m governors per box (its frame, its sliding maps and its
+    /// world box); allocates only on the first frame (or for a different avatar).
     pub fn begin_frame(&mut self, avatar: &AvatarBoxes, governors: &[Affine]) -> Result<()> {
         validate_governors(governors, avatar.weights.governor_count())?;
         self.governors.clear();
@@ -229,9 +235,10 @@ impl AvatarQuery {
     /// [`DeformError::NotAvailable`] before the first [`Self::begin_frame`].
     ///
     /// # Performance
-    /// O(boxes) point–box tests (one affine map and six comparisons each), O(slabs of a box)
-    /// per box hit, O(triangles) of the slabs hit; the first use of a box in a frame bounds it
-    /// and its slabs, O(m log m) each for m governors.
+    /// O(boxes) world-box tests (six comparisons each); per box hit one affine map and the
+    /// hierarchy nodes whose box the point reaches (O(log cells) for a point near one cell),
+    /// then the posed box of each cell reached and O(triangles) of the cells within the radius.
+    /// The first use of a node in a frame bounds it (O(m)), of a cell poses its vertices.
     pub fn candidates(
         &mut self,
         avatar: &AvatarBoxes,
