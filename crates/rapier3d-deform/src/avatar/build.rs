@@ -48,7 +48,9 @@ pub(crate) struct Slab {
 /// `F_b p₀ + Σ_{k≠b} w_k M_b (G_k − G_b) p₀` (the first term is its rest box coordinate). Per
 /// governor `k ≠ b`, the node keeps the range of `w_k` over its vertices
 /// ([`AvatarBoxes::node_weights`]) and the largest total `Σ_{k≠b} w_k` ([`Self::slide`]); with
-/// the range of `M_b (G_k − G_b) p₀` over its rest box, the offset is bounded per axis by the
+/// the range of `M_b (G_k − G_b) p₀` over the rest box of the vertices `k` weighs on (kept per
+/// governor, so a governor that touches a corner of the node is evaluated there only), the
+/// offset is bounded per axis by the
 /// sum of the products of the ranges, and by `slide` times the union of the ranges (the
 /// tighter of the two is used).
 #[derive(Clone, Copy, Debug)]
@@ -58,10 +60,6 @@ pub(crate) struct CellNode {
     pub(crate) mins: Vec3,
     /// See [`Self::mins`].
     pub(crate) maxs: Vec3,
-    /// Rest box of the vertices in bind-pose world coordinates: centre.
-    pub(crate) rest_center: Vec3,
-    /// Rest box of the vertices in bind-pose world coordinates: half extents.
-    pub(crate) rest_half: Vec3,
     /// Largest total weight of the other governors (`Σ_{k≠b} |w_k|`) over the vertices,
     /// rounded up; 0 for skin that follows the bone alone.
     pub(crate) slide: f32,
@@ -70,12 +68,14 @@ pub(crate) struct CellNode {
     pub(crate) weights: (u32, u32),
     /// Second child (the first is the next node), or [`LEAF`] for a leaf.
     pub(crate) right: u32,
+    /// Parent node, or [`LEAF`] for the root.
+    pub(crate) parent: u32,
     /// The leaf's cell (index into [`AvatarBoxes::slabs`]).
     pub(crate) cell: u32,
 }
 
 /// The range of one governor's weight over a node's vertices (0 included when a vertex lacks
-/// it).
+/// it), and the rest box of the vertices it weighs on.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct NodeWeight {
@@ -85,6 +85,11 @@ pub(crate) struct NodeWeight {
     pub(crate) low: f32,
     /// Largest weight.
     pub(crate) high: f32,
+    /// Rest box (bind-pose world coordinates) of the node's vertices the governor weighs on:
+    /// centre.
+    pub(crate) center: Vec3,
+    /// Half extents of that box, rounded up: centre ± half holds every such vertex.
+    pub(crate) half: Vec3,
 }
 
 /// [`CellNode::right`] of a leaf.
@@ -362,10 +367,10 @@ impl AvatarBoxes {
         cell: u32,
     ) -> (Leaf, f64) {
         let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
-        let (mut world_lo, mut world_hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
         let (mut slide, mut error) = (0f64, 0f64);
-        // (local governor, least, largest weight, vertices holding it).
-        let mut ranges: Vec<(u32, f32, f32, usize)> = Vec::new();
+        // (local governor, least, largest weight, vertices holding it, rest box).
+        type Range = (u32, f32, f32, usize, Vec3, Vec3);
+        let mut ranges: Vec<Range> = Vec::new();
         let mut vertices = 0usize;
         for &t in triangles {
             for v in self.mesh.triangles()[t as usize] {
@@ -373,7 +378,6 @@ impl AvatarBoxes {
                 let p0 = self.rest[v as usize];
                 let u = rest_to_box.transform_point(p0);
                 (lo, hi) = (lo.min(u), hi.max(u));
-                (world_lo, world_hi) = (world_lo.min(p0), world_hi.max(p0));
                 let (gs, ws) = self.weights.row(v as usize);
                 let (mut other, mut sum) = (0f64, 0f64);
                 for (&g, &w) in gs.iter().zip(ws) {
@@ -387,8 +391,10 @@ impl AvatarBoxes {
                                 r.1 = r.1.min(w);
                                 r.2 = r.2.max(w);
                                 r.3 += 1;
+                                r.4 = r.4.min(p0);
+                                r.5 = r.5.max(p0);
                             }
-                            None => ranges.push((local, w, w, 1)),
+                            None => ranges.push((local, w, w, 1, p0, p0)),
                         }
                     }
                 }
@@ -398,23 +404,23 @@ impl AvatarBoxes {
         }
         let mut weights: Vec<NodeWeight> = ranges
             .iter()
-            .map(|&(local, low, high, count)| NodeWeight {
-                local,
-                // A vertex counted twice (shared by two triangles) is counted in both, so
-                // `count < vertices` whenever some vertex lacks the governor.
-                low: if count < vertices { low.min(0.0) } else { low },
-                high,
+            .map(|&(local, low, high, count, box_lo, box_hi)| {
+                let (center, half) = centre_half(box_lo, box_hi);
+                NodeWeight {
+                    local,
+                    // A vertex shared by two triangles is counted in both, so
+                    // `count < vertices` whenever some vertex lacks the governor.
+                    low: if count < vertices { low.min(0.0) } else { low },
+                    high,
+                    center,
+                    half,
+                }
             })
             .collect();
         weights.sort_unstable_by_key(|w| w.local);
-        // Half extents rounded outwards: the centre ± half holds every rest vertex.
-        let center = (world_lo + world_hi) * 0.5;
-        let half = (world_hi - center).max(center - world_lo) * (1.0 + 4.0 * f32::EPSILON);
         let node = CellNode {
             mins: lo,
             maxs: hi,
-            rest_center: center,
-            rest_half: half,
             slide: if slide > 0.0 {
                 (slide * (1.0 + 1e-6)) as f32
             } else {
@@ -422,6 +428,7 @@ impl AvatarBoxes {
             },
             weights: (0, 0),
             right: LEAF,
+            parent: LEAF,
             cell,
         };
         ((node, weights), error)
@@ -610,10 +617,16 @@ fn build_hierarchy(
             let (x, y) = (wa[i], wb[j]);
             i += 1;
             j += 1;
+            let (center, half) = centre_half(
+                (x.center - x.half).min(y.center - y.half),
+                (x.center + x.half).max(y.center + y.half),
+            );
             NodeWeight {
                 local: x.local,
                 low: x.low.min(y.low),
                 high: x.high.max(y.high),
+                center,
+                half,
             }
         };
         weights.push(w);
@@ -621,20 +634,26 @@ fn build_hierarchy(
     let start = node_weights.len() as u32;
     node_weights.extend_from_slice(&weights);
     let (a, b) = (nodes[index + 1], nodes[second as usize]);
-    let world_lo = (a.rest_center - a.rest_half).min(b.rest_center - b.rest_half);
-    let world_hi = (a.rest_center + a.rest_half).max(b.rest_center + b.rest_half);
-    let center = (world_lo + world_hi) * 0.5;
     nodes[index] = CellNode {
         mins: a.mins.min(b.mins),
         maxs: a.maxs.max(b.maxs),
-        rest_center: center,
-        rest_half: (world_hi - center).max(center - world_lo) * (1.0 + 4.0 * f32::EPSILON),
         slide: a.slide.max(b.slide),
         weights: (start, node_weights.len() as u32),
         right: second,
+        parent: nodes[index].parent,
         cell: LEAF,
     };
+    nodes[index + 1].parent = index as u32;
+    nodes[second as usize].parent = index as u32;
     weights
+}
+
+/// Centre and half extents of the box `[lo, hi]`, the half extents rounded up so that
+/// centre ± half holds the box.
+fn centre_half(lo: Vec3, hi: Vec3) -> (Vec3, Vec3) {
+    let center = (lo + hi) * 0.5;
+    let half = (hi - center).max(center - lo) * (1.0 + 4.0 * f32::EPSILON);
+    (center, half)
 }
 
 /// Most angular sectors per slab.

@@ -384,6 +384,7 @@ impl AvatarQuery {
                         stamp: self.epoch,
                     };
                     self.stats.nodes_bounded += 1;
+                    self.tighten_ancestors(avatar, n);
                     (lo, hi)
                 };
                 if !((lo - reach_wide).cmple(local_wide).all()
@@ -410,6 +411,36 @@ impl AvatarQuery {
             }
         }
         Ok(())
+    }
+
+    /// After node `n`'s box was computed this frame: while its sibling's box is also current,
+    /// shrinks the parent's box to its intersection with the union of the two (the parent's
+    /// vertices are its children's, so both boxes hold them), and goes on upwards.
+    fn tighten_ancestors(&mut self, avatar: &AvatarBoxes, mut n: u32) {
+        loop {
+            let parent = avatar.nodes[n as usize].parent;
+            if parent == LEAF {
+                return;
+            }
+            let right = avatar.nodes[parent as usize].right;
+            let sibling = if n == right { parent + 1 } else { right };
+            let (a, b) = (
+                self.node_cache[n as usize],
+                self.node_cache[sibling as usize],
+            );
+            let p = self.node_cache[parent as usize];
+            if b.stamp != self.epoch || p.stamp != self.epoch {
+                return;
+            }
+            let mins = p.mins.max(a.mins.min(b.mins));
+            let maxs = p.maxs.min(a.maxs.max(b.maxs));
+            if mins == p.mins && maxs == p.maxs {
+                return;
+            }
+            self.node_cache[parent as usize].mins = mins;
+            self.node_cache[parent as usize].maxs = maxs;
+            n = parent;
+        }
     }
 
     /// Lists `cell` (reached with the lower bound `lower`) in `self.cell_hits` unless its posed
@@ -445,7 +476,8 @@ impl AvatarQuery {
 
     /// Per axis, a range holding the sliding offset `Σ_{k≠b} w_k M_b (G_k − G_b) p₀` of every
     /// vertex below `node` (`slides` the box's first sliding map): per governor, the range of
-    /// `M_b (G_k − G_b) p₀` over the node's rest box times the node's range of `w_k`, summed;
+    /// `M_b (G_k − G_b) p₀` over the rest box of the vertices `k` weighs on times the node's
+    /// range of `w_k`, summed;
     /// intersected with the node's slide times the union of those ranges and 0.
     #[inline]
     fn sliding(&self, avatar: &AvatarBoxes, node: &CellNode, slides: usize) -> (Vec3, Vec3) {
@@ -454,8 +486,8 @@ impl AvatarQuery {
         let (w0, w1) = node.weights;
         for w in &avatar.node_weights[w0 as usize..w1 as usize] {
             let (linear, abs, translation) = &self.slides[slides + w.local as usize];
-            let mid = *linear * node.rest_center + *translation;
-            let half = *abs * node.rest_half;
+            let mid = *linear * w.center + *translation;
+            let half = *abs * w.half;
             let (v_lo, v_hi) = (mid - half, mid + half);
             lo = lo.min(v_lo);
             hi = hi.max(v_hi);
