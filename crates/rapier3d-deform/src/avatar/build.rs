@@ -385,7 +385,9 @@ impl AvatarBoxes {
                     if g != bone && w != 0.0 {
                         other += w.abs() as f64;
                         // Every governor of the box's triangles is in `governors`.
-                        let local = governors.binary_search(&g).unwrap_or(0) as u32;
+                        let found = governors.binary_search(&g);
+                        debug_assert!(found.is_ok(), "governor {g} missing from its box");
+                        let local = found.unwrap_or(0) as u32;
                         match ranges.iter_mut().find(|r| r.0 == local) {
                             Some(r) => {
                                 r.1 = r.1.min(w);

@@ -491,8 +491,8 @@ impl AvatarQuery {
             let (v_lo, v_hi) = (mid - half, mid + half);
             lo = lo.min(v_lo);
             hi = hi.max(v_hi);
-            // w ∈ [low, high] (low may be negative only for invalid weights; both ends are
-            // tried), v ∈ [v_lo, v_hi]: the product's extremes are at the corners.
+            // w ∈ [low, high] (≥ 0: `ConvexWeights` rejects negative weights, which the slide
+            // bound below relies on), v ∈ [v_lo, v_hi]: the product's extremes are at corners.
             let (a, b) = (v_lo * w.low, v_lo * w.high);
             let (c, d) = (v_hi * w.low, v_hi * w.high);
             sum_lo += a.min(b).min(c).min(d);
