@@ -400,6 +400,22 @@ impl AvatarQuery {
                     root = false;
                 }
                 if node.right == LEAF {
+                    let (mut lo, mut hi) = (lo, hi);
+                    if self.cell_stamp[node.cell as usize] != self.epoch {
+                        // First use of the cell this frame: pose it, and shrink the leaf to its
+                        // posed vertices' box in the box frame (and its ancestors with it).
+                        let (exact_lo, exact_hi) = self.pose_cell(avatar, node.cell, index);
+                        lo = lo.max(exact_lo);
+                        hi = hi.min(exact_hi);
+                        let cached = &mut self.node_cache[n as usize];
+                        (cached.mins, cached.maxs) = (lo, hi);
+                        self.tighten_ancestors(avatar, n);
+                        if !((lo - reach_wide).cmple(local_wide).all()
+                            && local_wide.cmple(hi + reach_wide).all())
+                        {
+                            continue;
+                        }
+                    }
                     let aabb = Aabb::new(lo.into(), hi.into());
                     let pad = rounding + Vec3::splat(self.box_slack[index]);
                     let lower = self.lower_bound(&aabb, local, stretch, pad);
@@ -411,6 +427,38 @@ impl AvatarQuery {
             }
         }
         Ok(())
+    }
+
+    /// Poses cell `cell` of box `index` (once per frame): its posed world box into
+    /// `self.cell_box`, and returns the box of its posed vertices in the box's frame, padded for
+    /// the rounding of the map.
+    fn pose_cell(&mut self, avatar: &AvatarBoxes, cell: u32, index: usize) -> (Vec3A, Vec3A) {
+        let c = cell as usize;
+        self.cell_stamp[c] = self.epoch;
+        let frame = self.box_frames[index];
+        let (t0, t1) = avatar.slabs[c].triangles;
+        let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+        let (mut local_lo, mut local_hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+        for i in t0..t1 {
+            let t = avatar.slab_triangles[i as usize];
+            for p in self.posed_corners(avatar, t) {
+                (lo, hi) = (lo.min(p), hi.max(p));
+                let u = frame.transform_point(p);
+                (local_lo, local_hi) = (local_lo.min(u), local_hi.max(u));
+            }
+        }
+        self.cell_box[c] = Aabb::new(lo, hi);
+        // As the query point's map: a few ulps of the terms of M_b p.
+        let magnitude = lo.abs().max(hi.abs()).max_element();
+        let pad = Vec3::splat(
+            8.0 * f32::EPSILON
+                * (self.box_stretch[index].max_element() * magnitude * 3.0
+                    + frame.translation.abs().max_element()),
+        );
+        (
+            Vec3A::from(local_lo - pad),
+            Vec3A::from(local_hi + pad),
+        )
     }
 
     /// After node `n`'s box was computed this frame: while its sibling's box is also current,
