@@ -455,10 +455,7 @@ impl AvatarQuery {
                 * (self.box_stretch[index].max_element() * magnitude * 3.0
                     + frame.translation.abs().max_element()),
         );
-        (
-            Vec3A::from(local_lo - pad),
-            Vec3A::from(local_hi + pad),
-        )
+        (Vec3A::from(local_lo - pad), Vec3A::from(local_hi + pad))
     }
 
     /// After node `n`'s box was computed this frame: while its sibling's box is also current,
