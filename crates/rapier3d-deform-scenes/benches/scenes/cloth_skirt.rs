@@ -9,8 +9,8 @@
 //! free cloth vertex's closest skin triangle within the OUTSIDE threshold (2 cm), on the same
 //! positions, in rotating order:
 //!
-//! * **obb**: [`AvatarQuery::begin_frame`] + [`AvatarQuery::closest`] per vertex (per-bone boxes
-//!   bounded in O(m) in the bone's frame, slab cells, closest triangle);
+//! * **obb**: [`AvatarQuery::begin_frame`] + [`AvatarQuery::closest`] per vertex (per-bone boxes,
+//!   slab cells under a hierarchy bounded in the bone's frame on first use, closest triangle);
 //! * **trimesh_deformable**: skin every vertex, `TriMesh::set_vertices` (DEFORMABLE flag: leaf
 //!   boxes and BVH refit), `project_local_point_with_max_dist` per vertex;
 //! * **bntree**: `DeformableMeshShape::set_governors` (O(m)) and the same projection;

@@ -25,7 +25,12 @@ fn distances(avatar: &AvatarBoxes, posed: &[Vec3], p: Vec3) -> Vec<f32> {
 
 /// Query points: posed surface points pushed off by up to `2 r` in random directions, plus
 /// random points in the posed bounding box.
-fn query_points(r: &mut ChaCha8Rng, posed: &[Vec3], radius: f32, count: usize) -> Vec<Vec3> {
+pub(crate) fn query_points(
+    r: &mut ChaCha8Rng,
+    posed: &[Vec3],
+    radius: f32,
+    count: usize,
+) -> Vec<Vec3> {
     let (lo, hi) = posed.iter().fold(
         (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
         |(l, h), p| (l.min(*p), h.max(*p)),
@@ -52,7 +57,7 @@ fn query_points(r: &mut ChaCha8Rng, posed: &[Vec3], radius: f32, count: usize) -
 }
 
 /// Checks one frame; returns (points, candidate triangles summed over points).
-fn check_frame(
+pub(crate) fn check_frame(
     avatar: &AvatarBoxes,
     query: &mut AvatarQuery,
     governors: &[Affine],

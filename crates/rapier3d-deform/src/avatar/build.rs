@@ -1,4 +1,4 @@
-//! Building the per-bone boxes of a skinned avatar: triangles to bones, PCA frames, slabs along each box's main axis, and the O(m) bound data of every box and slab.
+//! Building the per-bone boxes of a skinned avatar: triangles to bones, PCA frames, slabs along each box's main axis cut into sectors, and per box a hierarchy over its cells with their rest boxes and weight ranges.
 
 use crate::bounds::{Obb, PatchBounds};
 use crate::error::{DeformError, Result};
@@ -32,16 +32,68 @@ impl Default for AvatarOptions {
     }
 }
 
-/// One slab of a bone's box: the triangles whose rest vertices project into its interval of
-/// the main axis, and their O(m) bound data.
+/// One cell of a bone's box (a slab, or an angular sector of one): the triangles whose rest
+/// centroids fall in it.
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Slab {
     /// Range into [`AvatarBoxes::slab_triangles`].
     pub(crate) triangles: (u32, u32),
-    /// Bound data of the slab's triangles.
-    pub(crate) bounds: PatchBounds,
 }
+
+/// A node of a box's cell hierarchy: the rest box, in the bone's box coordinates, of the skin
+/// vertices below it, and what bounds their sliding away from it.
+///
+/// A vertex below the node is posed, in the moving box frame `M_b`, at
+/// `F_b p₀ + Σ_{k≠b} w_k M_b (G_k − G_b) p₀` (the first term is its rest box coordinate). Per
+/// governor `k ≠ b`, the node keeps the range of `w_k` over its vertices
+/// ([`AvatarBoxes::node_weights`]) and the largest total `Σ_{k≠b} w_k` ([`Self::slide`]); with
+/// the range of `M_b (G_k − G_b) p₀` over the rest box of the vertices `k` weighs on (kept per
+/// governor, so a governor that touches a corner of the node is evaluated there only), the
+/// offset is bounded per axis by the
+/// sum of the products of the ranges, and by `slide` times the union of the ranges (the
+/// tighter of the two is used).
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
+pub(crate) struct CellNode {
+    /// Rest box of the vertices, box coordinates (`F_b p₀`, as evaluated in `f32`).
+    pub(crate) mins: Vec3,
+    /// See [`Self::mins`].
+    pub(crate) maxs: Vec3,
+    /// Largest total weight of the other governors (`Σ_{k≠b} |w_k|`) over the vertices,
+    /// rounded up; 0 for skin that follows the bone alone.
+    pub(crate) slide: f32,
+    /// Range into [`AvatarBoxes::node_weights`]: the weight ranges of the governors other than
+    /// the bone that weigh on a vertex below.
+    pub(crate) weights: (u32, u32),
+    /// Second child (the first is the next node), or [`LEAF`] for a leaf.
+    pub(crate) right: u32,
+    /// Parent node, or [`LEAF`] for the root.
+    pub(crate) parent: u32,
+    /// The leaf's cell (index into [`AvatarBoxes::slabs`]).
+    pub(crate) cell: u32,
+}
+
+/// The range of one governor's weight over a node's vertices (0 included when a vertex lacks
+/// it), and the rest box of the vertices it weighs on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
+pub(crate) struct NodeWeight {
+    /// The governor, as an index into its box's [`BoneBox::governors`].
+    pub(crate) local: u32,
+    /// Least weight.
+    pub(crate) low: f32,
+    /// Largest weight.
+    pub(crate) high: f32,
+    /// Rest box (bind-pose world coordinates) of the node's vertices the governor weighs on:
+    /// centre.
+    pub(crate) center: Vec3,
+    /// Half extents of that box, rounded up: centre ± half holds every such vertex.
+    pub(crate) half: Vec3,
+}
+
+/// [`CellNode::right`] of a leaf.
+pub(crate) const LEAF: u32 = u32::MAX;
 
 /// The box of one bone: its rest PCA frame, the bound data of all its triangles and its slabs.
 #[derive(Clone, Debug)]
@@ -53,12 +105,19 @@ pub(crate) struct BoneBox {
     pub(crate) rest_obb: Obb,
     /// World (bind pose) → box coordinates: `Rᵀ (p − c)`, `R` the PCA axes, `c` the box centre.
     pub(crate) rest_to_box: Affine,
-    /// Bound data of every triangle of the bone.
+    /// O(m) bound data of every triangle of the bone: the box's world box each frame, the
+    /// bound of its skin's motion over a step, and the whole box of a bone whose skin matrix
+    /// is singular.
     pub(crate) bounds: PatchBounds,
     /// Governors any of the bone's triangles depend on (sorted).
     pub(crate) governors: Box<[u32]>,
     /// Range into [`AvatarBoxes::slabs`].
     pub(crate) slabs: (u32, u32),
+    /// Range into [`AvatarBoxes::nodes`]: the cell hierarchy, root first.
+    pub(crate) nodes: (u32, u32),
+    /// Largest `|Σ_k w_k − 1|` over the box's vertices (weights are normalised only up to
+    /// rounding).
+    pub(crate) weight_sum_error: f32,
 }
 
 /// Per-bone oriented boxes of a skinned mesh, cut into slabs along their main axis, that stay
@@ -66,13 +125,17 @@ pub(crate) struct BoneBox {
 ///
 /// The seed fits one PCA box per bone to the vertices attached to it, moves it with the bone and
 /// enlarges it by a fixed tolerance, which misses skin that slides relative to the bone
-/// (vertices weighted to several bones). Here every box and slab is instead re-bounded each
-/// frame, in the bone's moving frame, by limited convex combinations of the governors that
-/// touch it (Steinemann & Otaduy's O(m) bounds): the posed vertices of a slab are
-/// `Σ w_k G_k p₀`; in the frame `M_b = F_b⁻¹ G_b⁻¹` of bone `b` (its rest box frame `F_b`
-/// carried by its skin matrix `G_b`) they are `Σ w_k (M_b G_k) p₀`, bounded in O(m) per slab.
-/// Vertices that follow bone `b` alone keep their rest box coordinates, so the boxes stay as
-/// tight as the seed's where the seed is right and grow exactly where skin slides.
+/// (vertices weighted to several bones). Here a posed vertex `Σ w_k G_k p₀` is written in the
+/// bone's moving box frame `M_b = F_b G_b⁻¹` (its rest box frame `F_b` carried by its skin
+/// matrix `G_b`) as `F_b p₀ + Σ_{k≠b} w_k M_b (G_k − G_b) p₀`: the rest box coordinate, fixed at
+/// build time, plus a sliding offset that only the other governors' weights carry. Each box's
+/// cells are the leaves of a hierarchy built once in box coordinates; every node keeps the rest
+/// box of its vertices, the range of each other governor's weight over them and their largest
+/// total other weight, from which a frame bounds the offset in O(m) for the m governors that
+/// touch the node (limited convex combinations, Steinemann & Otaduy) and in O(1) where the skin
+/// follows the bone alone. Vertices that follow bone `b` alone keep their rest box coordinates,
+/// so the boxes stay as tight as the seed's where the seed is right and grow exactly where skin
+/// slides.
 ///
 /// **Triangles to bones.** A triangle belongs to the bone of largest weight of each of its
 /// three vertices (one to three bones). Any assignment stays correct, since every box is bounded
@@ -89,6 +152,10 @@ pub(crate) struct BoneBox {
 /// triangles, so it holds them wherever they reach, and no triangle is listed twice (the seed
 /// lists the triangles on a slab border in both slabs, since its slabs are fixed intervals).
 ///
+/// **Hierarchy.** The cells of a box are split at the median of their rest centres along the
+/// longest axis of their spread, down to single cells: a query visits O(log cells) nodes per
+/// box it reaches instead of every cell (the seed scans the slabs of a box).
+///
 /// Bones that carry no triangle get no box.
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
@@ -99,6 +166,10 @@ pub struct AvatarBoxes {
     pub(crate) boxes: Vec<BoneBox>,
     pub(crate) slabs: Vec<Slab>,
     pub(crate) slab_triangles: Vec<u32>,
+    /// The cell hierarchies of all boxes.
+    pub(crate) nodes: Vec<CellNode>,
+    /// The nodes' weight ranges ([`CellNode::weights`]).
+    pub(crate) node_weights: Vec<NodeWeight>,
     /// Per vertex, the bone of largest weight.
     pub(crate) dominant_bone: Vec<u32>,
     /// Largest distance of a rest vertex from the origin.
@@ -135,7 +206,8 @@ impl AvatarBoxes {
     /// or `min_slabs > max_slabs`, or `max_slabs` above 4096.
     ///
     /// # Performance
-    /// O(T · i · log m) for T triangles with i influences per vertex, plus one PCA per bone.
+    /// O(T · i · log m) for T triangles with i influences per vertex, plus one PCA per bone and
+    /// O(c log c · m) for the hierarchy over a box's c cells.
     pub fn build(
         mesh: &TriangleMesh,
         rest: &[Vec3],
@@ -172,6 +244,8 @@ impl AvatarBoxes {
             boxes: Vec::new(),
             slabs: Vec::new(),
             slab_triangles: Vec::new(),
+            nodes: Vec::new(),
+            node_weights: Vec::new(),
             dominant_bone,
             rest_radius: rest.iter().fold(0f32, |r, p| r.max(p.length())),
             max_influences: weights.max_influences() as u32,
@@ -252,17 +326,24 @@ impl AvatarBoxes {
             };
             per_cell[slab * sectors + sector].push(t);
         }
+        let bounds = PatchBounds::new(&self.rest, &self.weights, &self.mesh, triangles);
+        let governors = bounds.governors().to_vec().into_boxed_slice();
         let first_slab = self.slabs.len() as u32;
+        let mut leaves = Vec::new();
+        let mut weight_sum_error = 0f64;
         for list in per_cell.iter().filter(|l| !l.is_empty()) {
             let start = self.slab_triangles.len() as u32;
             self.slab_triangles.extend_from_slice(list);
+            let cell = self.slabs.len() as u32;
             self.slabs.push(Slab {
                 triangles: (start, self.slab_triangles.len() as u32),
-                bounds: PatchBounds::new(&self.rest, &self.weights, &self.mesh, list),
             });
+            let (leaf, error) = self.leaf(bone, &governors, &rest_to_box, list, cell);
+            weight_sum_error = weight_sum_error.max(error);
+            leaves.push(leaf);
         }
-        let bounds = PatchBounds::new(&self.rest, &self.weights, &self.mesh, triangles);
-        let governors = bounds.governors().to_vec().into_boxed_slice();
+        let first_node = self.nodes.len() as u32;
+        build_hierarchy(&mut leaves, &mut self.nodes, &mut self.node_weights);
         self.boxes.push(BoneBox {
             bone,
             rest_obb,
@@ -270,7 +351,89 @@ impl AvatarBoxes {
             bounds,
             governors,
             slabs: (first_slab, self.slabs.len() as u32),
+            nodes: (first_node, self.nodes.len() as u32),
+            weight_sum_error: (weight_sum_error * (1.0 + 1e-3) + 1e-12) as f32,
         });
+    }
+
+    /// The leaf node of cell `cell` of `bone`'s box over `triangles` (box governors
+    /// `governors`) with its weight ranges, and the largest `|Σ w − 1|` of its vertices.
+    fn leaf(
+        &self,
+        bone: u32,
+        governors: &[u32],
+        rest_to_box: &Affine,
+        triangles: &[u32],
+        cell: u32,
+    ) -> (Leaf, f64) {
+        let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+        let (mut slide, mut error) = (0f64, 0f64);
+        // (local governor, least, largest weight, vertices holding it, rest box).
+        type Range = (u32, f32, f32, usize, Vec3, Vec3);
+        let mut ranges: Vec<Range> = Vec::new();
+        let mut vertices = 0usize;
+        for &t in triangles {
+            for v in self.mesh.triangles()[t as usize] {
+                vertices += 1;
+                let p0 = self.rest[v as usize];
+                let u = rest_to_box.transform_point(p0);
+                (lo, hi) = (lo.min(u), hi.max(u));
+                let (gs, ws) = self.weights.row(v as usize);
+                let (mut other, mut sum) = (0f64, 0f64);
+                for (&g, &w) in gs.iter().zip(ws) {
+                    sum += w as f64;
+                    if g != bone && w != 0.0 {
+                        other += w.abs() as f64;
+                        // Every governor of the box's triangles is in `governors`.
+                        let found = governors.binary_search(&g);
+                        debug_assert!(found.is_ok(), "governor {g} missing from its box");
+                        let local = found.unwrap_or(0) as u32;
+                        match ranges.iter_mut().find(|r| r.0 == local) {
+                            Some(r) => {
+                                r.1 = r.1.min(w);
+                                r.2 = r.2.max(w);
+                                r.3 += 1;
+                                r.4 = r.4.min(p0);
+                                r.5 = r.5.max(p0);
+                            }
+                            None => ranges.push((local, w, w, 1, p0, p0)),
+                        }
+                    }
+                }
+                slide = slide.max(other);
+                error = error.max((sum - 1.0).abs());
+            }
+        }
+        let mut weights: Vec<NodeWeight> = ranges
+            .iter()
+            .map(|&(local, low, high, count, box_lo, box_hi)| {
+                let (center, half) = centre_half(box_lo, box_hi);
+                NodeWeight {
+                    local,
+                    // A vertex shared by two triangles is counted in both, so
+                    // `count < vertices` whenever some vertex lacks the governor.
+                    low: if count < vertices { low.min(0.0) } else { low },
+                    high,
+                    center,
+                    half,
+                }
+            })
+            .collect();
+        weights.sort_unstable_by_key(|w| w.local);
+        let node = CellNode {
+            mins: lo,
+            maxs: hi,
+            slide: if slide > 0.0 {
+                (slide * (1.0 + 1e-6)) as f32
+            } else {
+                0.0
+            },
+            weights: (0, 0),
+            right: LEAF,
+            parent: LEAF,
+            cell,
+        };
+        ((node, weights), error)
     }
 
     /// The skin mesh.
@@ -329,11 +492,11 @@ impl AvatarBoxes {
         }
     }
 
-    /// Bytes held on the heap: the copied skin (mesh, rest positions, weights), the boxes and
-    /// the slabs.
+    /// Bytes held on the heap: the copied skin (mesh, rest positions, weights), the boxes, the
+    /// slabs and the cell hierarchies.
     ///
     /// # Performance
-    /// O(vertices + boxes + slabs).
+    /// O(vertices + boxes).
     pub fn heap_bytes(&self) -> usize {
         let weight_entries: usize = (0..self.weights.vertex_count())
             .map(|v| self.weights.row(v).0.len())
@@ -349,11 +512,9 @@ impl AvatarBoxes {
                     core::mem::size_of::<BoneBox>() + b.bounds.heap_bytes() + b.governors.len() * 4
                 })
                 .sum::<usize>()
-            + self
-                .slabs
-                .iter()
-                .map(|s| core::mem::size_of::<Slab>() + s.bounds.heap_bytes())
-                .sum::<usize>()
+            + self.slabs.capacity() * core::mem::size_of::<Slab>()
+            + self.nodes.capacity() * core::mem::size_of::<CellNode>()
+            + self.node_weights.capacity() * core::mem::size_of::<NodeWeight>()
             + self.slab_triangles.capacity() * 4
             + self.dominant_bone.capacity() * 4
     }
@@ -386,6 +547,115 @@ fn check_inputs(
         return bad("min_slabs", options.min_slabs, "must not exceed max_slabs");
     }
     Ok(())
+}
+
+/// A leaf node and its weight ranges (sorted by local governor).
+type Leaf = (CellNode, Vec<NodeWeight>);
+
+/// Appends the hierarchy over `leaves` (non-empty) to `nodes`, root first, each node followed by
+/// its first child: a median split of the cells' rest centres along the longest axis of their
+/// spread, down to single cells. A node's boxes, slide and weight ranges are its children's
+/// unions (a governor missing from one child ranges down to 0). Returns the root's weight
+/// ranges.
+fn build_hierarchy(
+    leaves: &mut [Leaf],
+    nodes: &mut Vec<CellNode>,
+    node_weights: &mut Vec<NodeWeight>,
+) -> Vec<NodeWeight> {
+    if leaves.len() == 1 {
+        let (mut node, weights) = leaves[0].clone();
+        let start = node_weights.len() as u32;
+        node_weights.extend_from_slice(&weights);
+        node.weights = (start, node_weights.len() as u32);
+        nodes.push(node);
+        return weights;
+    }
+    let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+    for (l, _) in leaves.iter() {
+        let c = (l.mins + l.maxs) * 0.5;
+        (lo, hi) = (lo.min(c), hi.max(c));
+    }
+    let spread = hi - lo;
+    let axis = if spread.x >= spread.y && spread.x >= spread.z {
+        0
+    } else if spread.y >= spread.z {
+        1
+    } else {
+        2
+    };
+    let mid = leaves.len() / 2;
+    leaves.select_nth_unstable_by(mid, |(a, _), (b, _)| {
+        let ca = (a.mins + a.maxs)[axis];
+        let cb = (b.mins + b.maxs)[axis];
+        ca.total_cmp(&cb)
+    });
+    let index = nodes.len();
+    nodes.push(leaves[0].0);
+    let (left, right) = leaves.split_at_mut(mid);
+    let wa = build_hierarchy(left, nodes, node_weights);
+    let second = nodes.len() as u32;
+    let wb = build_hierarchy(right, nodes, node_weights);
+    // Union of the two sorted range lists.
+    let mut weights = Vec::with_capacity(wa.len() + wb.len());
+    let (mut i, mut j) = (0, 0);
+    while i < wa.len() || j < wb.len() {
+        let take_a = j == wb.len() || (i < wa.len() && wa[i].local < wb[j].local);
+        let take_b = i == wa.len() || (j < wb.len() && wb[j].local < wa[i].local);
+        let w = if take_a {
+            i += 1;
+            let x = wa[i - 1];
+            NodeWeight {
+                low: x.low.min(0.0),
+                ..x
+            }
+        } else if take_b {
+            j += 1;
+            let x = wb[j - 1];
+            NodeWeight {
+                low: x.low.min(0.0),
+                ..x
+            }
+        } else {
+            let (x, y) = (wa[i], wb[j]);
+            i += 1;
+            j += 1;
+            let (center, half) = centre_half(
+                (x.center - x.half).min(y.center - y.half),
+                (x.center + x.half).max(y.center + y.half),
+            );
+            NodeWeight {
+                local: x.local,
+                low: x.low.min(y.low),
+                high: x.high.max(y.high),
+                center,
+                half,
+            }
+        };
+        weights.push(w);
+    }
+    let start = node_weights.len() as u32;
+    node_weights.extend_from_slice(&weights);
+    let (a, b) = (nodes[index + 1], nodes[second as usize]);
+    nodes[index] = CellNode {
+        mins: a.mins.min(b.mins),
+        maxs: a.maxs.max(b.maxs),
+        slide: a.slide.max(b.slide),
+        weights: (start, node_weights.len() as u32),
+        right: second,
+        parent: nodes[index].parent,
+        cell: LEAF,
+    };
+    nodes[index + 1].parent = index as u32;
+    nodes[second as usize].parent = index as u32;
+    weights
+}
+
+/// Centre and half extents of the box `[lo, hi]`, the half extents rounded up so that
+/// centre ± half holds the box.
+fn centre_half(lo: Vec3, hi: Vec3) -> (Vec3, Vec3) {
+    let center = (lo + hi) * 0.5;
+    let half = (hi - center).max(center - lo) * (1.0 + 4.0 * f32::EPSILON);
+    (center, half)
 }
 
 /// Most angular sectors per slab.

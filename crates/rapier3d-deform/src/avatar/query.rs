@@ -1,10 +1,11 @@
-//! Per-frame queries against an avatar's boxes: bone frames, lazily bounded boxes and slabs, candidate skin triangles of a point, the closest one, and the seed's fixed-tolerance misses.
+//! Per-frame queries against an avatar's boxes: bone frames and sliding maps, hierarchy nodes and cells bounded on first use, candidate skin triangles of a point, the closest one, and the seed's fixed-tolerance misses.
 
-use super::build::AvatarBoxes;
+use super::build::{AvatarBoxes, CellNode, LEAF};
 use crate::bounds::BoundsWorkspace;
 use crate::error::{DeformError, Result};
 use crate::governor::{Affine, deform_vertex, validate_governors};
-use crate::math::{Aabb, Vec3};
+use crate::math::{Aabb, Mat3, Vec3};
+use rapier3d::parry::glamx::Vec3A;
 use rapier3d::parry::query::PointQuery;
 use rapier3d::parry::shape::Triangle;
 
@@ -27,14 +28,20 @@ pub struct SkinContact {
 pub struct AvatarQueryStats {
     /// Points queried.
     pub points: u64,
-    /// Boxes bounded this frame (each at most once, on first use).
+    /// Boxes prepared this frame (frame, sliding maps, world box: every box, in
+    /// [`AvatarQuery::begin_frame`]).
     pub boxes_bounded: u64,
-    /// Point–box tests, and how many found the point inside (enlarged by the radius).
+    /// Point–box tests (world boxes).
     pub box_tests: u64,
-    /// Point–box tests that hit.
+    /// Point–box tests that found the point inside the box's hierarchy root (enlarged by the
+    /// radius).
     pub box_hits: u64,
-    /// Point–slab tests that hit.
+    /// Cells (slab sectors) whose posed box came within the radius of a point.
     pub slab_hits: u64,
+    /// Nodes of the boxes' cell hierarchies tested (roots included).
+    pub nodes_tested: u64,
+    /// Nodes whose posed box was computed this frame (each at most once, on first use).
+    pub nodes_bounded: u64,
     /// Triangles considered: the distinct candidates [`AvatarQuery::candidates`] listed, and
     /// the triangles of the cells [`AvatarQuery::closest`] scanned.
     pub candidate_triangles: u64,
@@ -43,12 +50,15 @@ pub struct AvatarQueryStats {
 }
 
 /// Per-frame state of queries against an [`AvatarBoxes`]: the skin matrices of the frame, each
-/// box's frame, the boxes and slabs bounded so far, and the skin vertices posed so far.
+/// box's frame, sliding maps and world box, the hierarchy nodes and cells bounded so far, and
+/// the skin vertices posed so far.
 ///
-/// Call [`Self::begin_frame`] with the frame's skin matrices, then any number of
-/// [`Self::candidates`] / [`Self::closest`] / [`Self::contacts`]. Boxes are bounded on first use
-/// (O(m) per slab), skin vertices posed on first use (O(influences)); nothing is done for skin the
-/// queries never reach.
+/// Call [`Self::begin_frame`] with the frame's skin matrices (O(m) per box), then any number of
+/// [`Self::candidates`] / [`Self::closest`] / [`Self::contacts`]. A hierarchy node is bounded
+/// on first use (its rest box plus its sliding range, O(m) for the m governors that touch it,
+/// O(1) for skin that follows its bone alone), a cell's posed box and skin vertices on first use
+/// (O(influences) per vertex); nothing is done for skin the queries never reach, so a frame's
+/// cost follows the skin near the query points, not the size of the skin.
 #[derive(Clone, Debug, Default)]
 pub struct AvatarQuery {
     epoch: u32,
@@ -58,11 +68,32 @@ pub struct AvatarQuery {
     /// Per box: the lengths of the rows of `M_b`'s linear part: a world offset of length `r`
     /// moves box coordinate `i` by at most `r · |row_i|`.
     box_stretch: Vec<Vec3>,
-    box_stamp: Vec<u32>,
+    /// Per box: a world box holding its posed skin (O(m) limited convex combinations), the
+    /// first test of a point.
+    box_world: Vec<(Vec3A, Vec3A)>,
+    /// Per box: whether its bone's skin matrix could be inverted this frame; a box whose bone
+    /// could not keeps its rest frame and is bounded as a whole ([`Self::box_aabb`]).
+    box_moving: Vec<bool>,
+    /// Per box whose bone is singular: its O(m) box in its rest frame.
     box_aabb: Vec<Aabb>,
-    slab_aabb: Vec<Aabb>,
+    /// Per box: bound, in box coordinates, on the rounding of the rigid part and the sliding
+    /// offsets (added to every node's box).
+    box_slack: Vec<f32>,
+    /// Per box: where its governors' sliding maps start in [`Self::slides`].
+    slide_start: Vec<u32>,
+    /// Per box and local governor `k`: `M_b (G_k − G_b)` as (linear, |linear| entrywise,
+    /// translation); the entry of the bone itself is zero.
+    slides: Vec<(Mat3, Mat3, Vec3)>,
     /// Governors mapped into the box being bounded (only its governors' entries are current).
     local: Vec<Affine>,
+    /// Traversal stack of the cell hierarchies.
+    stack: Vec<u32>,
+    /// Per hierarchy node: the frame its posed box was computed in, and the box (box
+    /// coordinates): each node is bounded at most once per frame, on first use.
+    node_cache: Vec<NodeBox>,
+    /// Per cell: the frame its posed world box was computed in, and the box.
+    cell_stamp: Vec<u32>,
+    cell_box: Vec<Aabb>,
     workspace: BoundsWorkspace,
     vertex_stamp: Vec<u32>,
     vertices: Vec<Vec3>,
@@ -91,35 +122,55 @@ impl AvatarQuery {
     /// the previous frame is kept then.
     ///
     /// # Performance
-    /// O(bones + boxes); allocates only on the first frame (or for a different avatar).
+    /// O(bones + boxes · m log m) for m governors per box (its frame, its sliding maps and its
+    /// world box); allocates only on the first frame (or for a different avatar).
     pub fn begin_frame(&mut self, avatar: &AvatarBoxes, governors: &[Affine]) -> Result<()> {
         validate_governors(governors, avatar.weights.governor_count())?;
         self.governors.clear();
         self.governors.extend_from_slice(governors);
         self.local.resize(governors.len(), Affine::IDENTITY);
-        let boxes = avatar.boxes.len();
-        self.box_stamp.resize(boxes, 0);
-        self.box_aabb.resize(boxes, empty_aabb());
-        self.slab_aabb.resize(avatar.slabs.len(), empty_aabb());
         self.vertex_stamp.resize(avatar.rest.len(), 0);
         self.vertices.resize(avatar.rest.len(), Vec3::ZERO);
         self.triangle_stamp.resize(avatar.mesh.triangle_count(), 0);
+        self.node_cache
+            .resize(avatar.nodes.len(), NodeBox::default());
+        self.cell_stamp.resize(avatar.slabs.len(), 0);
+        self.cell_box.resize(avatar.slabs.len(), empty_aabb());
         if self.epoch == u32::MAX {
-            self.box_stamp.fill(0);
             self.vertex_stamp.fill(0);
+            self.node_cache.fill(NodeBox::default());
+            self.cell_stamp.fill(0);
             self.epoch = 0;
         }
         self.epoch += 1;
         self.stats = AvatarQueryStats::default();
+        // |posed vertex| ≤ max_k (‖A_k‖ |p0| + |t_k|); its f32 evaluation rounds by at most
+        // (2i + 4) ε of that for i influences. Doubled for the maps into box frames.
+        let world_magnitude = governors.iter().fold(0f32, |m, g| {
+            m.max(frobenius(&g.linear) * avatar.rest_radius + g.translation.length())
+        });
+        let influences = avatar.max_influences as f32;
+        self.vertex_slack = 4.0 * (2.0 * influences + 4.0) * f32::EPSILON * world_magnitude;
         self.box_frames.clear();
         self.box_stretch.clear();
+        self.box_world.clear();
+        self.box_moving.clear();
+        self.box_aabb.clear();
+        self.box_slack.clear();
+        self.slide_start.clear();
+        self.slides.clear();
         for b in &avatar.boxes {
+            self.stats.boxes_bounded += 1;
+            let world = b.bounds.aabb(&self.governors, &mut self.workspace);
+            self.box_world
+                .push((Vec3A::from(world.mins), Vec3A::from(world.maxs)));
+            self.slide_start.push(self.slides.len() as u32);
             let g = governors[b.bone as usize];
             // A bone whose skin matrix cannot be inverted (a part scaled to zero) keeps its rest
-            // box frame: any fixed frame bounds conservatively, the bone's own is only tighter.
-            let frame = match invert(&g) {
-                Some(inverse) => b.rest_to_box.compose(&inverse),
-                None => b.rest_to_box,
+            // box frame and is bounded as a whole there: any fixed frame bounds conservatively.
+            let (frame, moving) = match invert(&g) {
+                Some(inverse) => (b.rest_to_box.compose(&inverse), true),
+                None => (b.rest_to_box, false),
             };
             let rows = frame.linear.transpose();
             self.box_stretch.push(Vec3::new(
@@ -128,21 +179,43 @@ impl AvatarQuery {
                 rows.z_axis.length(),
             ));
             self.box_frames.push(frame);
+            self.box_moving.push(moving);
+            if !moving {
+                for &k in b.governors.iter() {
+                    self.local[k as usize] = frame.compose(&self.governors[k as usize]);
+                }
+                self.box_aabb
+                    .push(b.bounds.aabb(&self.local, &mut self.workspace));
+                self.box_slack.push(0.0);
+                continue;
+            }
+            self.box_aabb.push(empty_aabb());
+            // Sliding maps M_b (G_k − G_b): a vertex is at F_b p₀ + Σ_{k≠b} w_k M_b (G_k − G_b) p₀.
+            let l = frame.linear;
+            let norm_l = frobenius(&l);
+            for &k in b.governors.iter() {
+                let gk = governors[k as usize];
+                let linear = l * (gk.linear - g.linear);
+                let translation = l * (gk.translation - g.translation);
+                self.slides.push((linear, abs_mat(&linear), translation));
+            }
+            // The rigid part: M_b G_b equals F_b up to rounding; the box coordinates F_b p₀ were
+            // evaluated in f32 at build time; the sliding maps and their evaluation round; the
+            // weights sum to one up to rounding.
+            let rigid = frame.compose(&g);
+            let drift_linear = rigid.linear - b.rest_to_box.linear;
+            let drift = frobenius(&drift_linear) * avatar.rest_radius
+                + (rigid.translation - b.rest_to_box.translation).length();
+            let magnitudes = norm_l * world_magnitude
+                + frame.translation.length()
+                + frobenius(&b.rest_to_box.linear) * avatar.rest_radius
+                + b.rest_to_box.translation.length();
+            let slack = drift
+                + 128.0 * f32::EPSILON * magnitudes
+                + b.weight_sum_error * 2.0 * norm_l * world_magnitude;
+            self.box_slack
+                .push(if slack.is_finite() { slack } else { f32::MAX });
         }
-        // |posed vertex| ≤ max_k (‖A_k‖ |p0| + |t_k|); its f32 evaluation rounds by at most
-        // (2i + 4) ε of that for i influences. Doubled for the maps into box frames.
-        let world_magnitude = governors.iter().fold(0f32, |m, g| {
-            let a: f32 = g
-                .linear
-                .to_cols_array()
-                .iter()
-                .map(|x| x * x)
-                .sum::<f32>()
-                .sqrt();
-            m.max(a * avatar.rest_radius + g.translation.length())
-        });
-        let influences = avatar.max_influences as f32;
-        self.vertex_slack = 4.0 * (2.0 * influences + 4.0) * f32::EPSILON * world_magnitude;
         Ok(())
     }
 
@@ -162,9 +235,10 @@ impl AvatarQuery {
     /// [`DeformError::NotAvailable`] before the first [`Self::begin_frame`].
     ///
     /// # Performance
-    /// O(boxes) point–box tests (one affine map and six comparisons each), O(slabs of a box)
-    /// per box hit, O(triangles) of the slabs hit; the first use of a box in a frame bounds it
-    /// and its slabs, O(m log m) each for m governors.
+    /// O(boxes) world-box tests (six comparisons each); per box hit one affine map and the
+    /// hierarchy nodes whose box the point reaches (O(log cells) for a point near one cell),
+    /// then the posed box of each cell reached and O(triangles) of the cells within the radius.
+    /// The first use of a node in a frame bounds it (O(m)), of a cell poses its vertices.
     pub fn candidates(
         &mut self,
         avatar: &AvatarBoxes,
@@ -246,9 +320,19 @@ impl AvatarQuery {
         self.cell_hits.clear();
         self.check_query(avatar, point, radius)?;
         self.stats.points += 1;
+        let wide = Vec3A::from(point);
+        let point_pad = 4.0 * f32::EPSILON * point.abs().max_element();
+        let base = radius + self.vertex_slack;
         for index in 0..avatar.boxes.len() {
-            let r = radius + margins.map_or(0.0, |m| m[index]) + self.vertex_slack;
+            let r = margins.map_or(base, |m| radius + m[index] + self.vertex_slack);
             self.stats.box_tests += 1;
+            // The world box of the posed skin first: no map, six comparisons (the reach padded
+            // for the rounding of the comparison's operands).
+            let reach = Vec3A::splat(r * (1.0 + 4.0 * f32::EPSILON) + point_pad);
+            let (lo, hi) = self.box_world[index];
+            if !((lo - reach).cmple(wide).all() && wide.cmple(hi + reach).all()) {
+                continue;
+            }
             let frame = self.box_frames[index];
             let local = frame.transform_point(point);
             let stretch = self.box_stretch[index];
@@ -258,29 +342,224 @@ impl AvatarQuery {
                     * (stretch.max_element() * point.abs().max_element() * 3.0
                         + frame.translation.abs().max_element()),
             );
-            let reach = stretch * r + rounding;
-            self.bound_box(avatar, index);
-            if !inside(&self.box_aabb[index], local, reach) {
-                continue;
-            }
-            self.stats.box_hits += 1;
-            let (s0, s1) = avatar.boxes[index].slabs;
-            for s in s0..s1 {
-                let cell = &self.slab_aabb[s as usize];
-                if !inside(cell, local, reach) {
+            if !self.box_moving[index] {
+                // A singular bone: its box as a whole, every cell a candidate.
+                let reach = stretch * r + rounding;
+                let aabb = self.box_aabb[index];
+                if !inside(&aabb, local, reach) {
                     continue;
                 }
-                self.stats.slab_hits += 1;
-                // A world offset d moves box coordinate i by at most |d| · stretch_i.
-                let gap = (cell.mins - local).max(local - cell.maxs) - rounding;
-                let lower = (gap / stretch.max(Vec3::splat(f32::MIN_POSITIVE)))
-                    .max_element()
-                    .max(0.0)
-                    - self.vertex_slack;
-                self.cell_hits.push((lower, s));
+                self.stats.box_hits += 1;
+                let lower = self.lower_bound(&aabb, local, stretch, rounding);
+                let (s0, s1) = avatar.boxes[index].slabs;
+                for s in s0..s1 {
+                    self.push_cell(avatar, s, lower, point, r);
+                }
+                continue;
+            }
+            let reach = stretch * r + rounding + Vec3::splat(self.box_slack[index]);
+            let (n0, _) = avatar.boxes[index].nodes;
+            let slides = self.slide_start[index] as usize;
+            let (local_wide, reach_wide) = (Vec3A::from(local), Vec3A::from(reach));
+            self.stack.clear();
+            self.stack.push(n0);
+            let mut root = true;
+            while let Some(n) = self.stack.pop() {
+                let node = &avatar.nodes[n as usize];
+                self.stats.nodes_tested += 1;
+                let cached = self.node_cache[n as usize];
+                let (lo, hi) = if cached.stamp == self.epoch {
+                    (cached.mins, cached.maxs)
+                } else {
+                    let (lo, hi) = if node.slide > 0.0 {
+                        let (lo, hi) = self.sliding(avatar, node, slides);
+                        (node.mins + lo, node.maxs + hi)
+                    } else {
+                        (node.mins, node.maxs)
+                    };
+                    let (lo, hi) = (Vec3A::from(lo), Vec3A::from(hi));
+                    self.node_cache[n as usize] = NodeBox {
+                        mins: lo,
+                        maxs: hi,
+                        stamp: self.epoch,
+                    };
+                    self.stats.nodes_bounded += 1;
+                    self.tighten_ancestors(avatar, n);
+                    (lo, hi)
+                };
+                if !((lo - reach_wide).cmple(local_wide).all()
+                    && local_wide.cmple(hi + reach_wide).all())
+                {
+                    if root {
+                        break;
+                    }
+                    continue;
+                }
+                if root {
+                    self.stats.box_hits += 1;
+                    root = false;
+                }
+                if node.right == LEAF {
+                    let (mut lo, mut hi) = (lo, hi);
+                    if self.cell_stamp[node.cell as usize] != self.epoch {
+                        // First use of the cell this frame: pose it, and shrink the leaf to its
+                        // posed vertices' box in the box frame (and its ancestors with it).
+                        let (exact_lo, exact_hi) = self.pose_cell(avatar, node.cell, index);
+                        lo = lo.max(exact_lo);
+                        hi = hi.min(exact_hi);
+                        let cached = &mut self.node_cache[n as usize];
+                        (cached.mins, cached.maxs) = (lo, hi);
+                        self.tighten_ancestors(avatar, n);
+                        if !((lo - reach_wide).cmple(local_wide).all()
+                            && local_wide.cmple(hi + reach_wide).all())
+                        {
+                            continue;
+                        }
+                    }
+                    let aabb = Aabb::new(lo.into(), hi.into());
+                    let pad = rounding + Vec3::splat(self.box_slack[index]);
+                    let lower = self.lower_bound(&aabb, local, stretch, pad);
+                    self.push_cell(avatar, node.cell, lower, point, r);
+                } else {
+                    self.stack.push(node.right);
+                    self.stack.push(n + 1);
+                }
             }
         }
         Ok(())
+    }
+
+    /// Poses cell `cell` of box `index` (once per frame): its posed world box into
+    /// `self.cell_box`, and returns the box of its posed vertices in the box's frame, padded for
+    /// the rounding of the map.
+    fn pose_cell(&mut self, avatar: &AvatarBoxes, cell: u32, index: usize) -> (Vec3A, Vec3A) {
+        let c = cell as usize;
+        self.cell_stamp[c] = self.epoch;
+        let frame = self.box_frames[index];
+        let (t0, t1) = avatar.slabs[c].triangles;
+        let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+        let (mut local_lo, mut local_hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+        for i in t0..t1 {
+            let t = avatar.slab_triangles[i as usize];
+            for p in self.posed_corners(avatar, t) {
+                (lo, hi) = (lo.min(p), hi.max(p));
+                let u = frame.transform_point(p);
+                (local_lo, local_hi) = (local_lo.min(u), local_hi.max(u));
+            }
+        }
+        self.cell_box[c] = Aabb::new(lo, hi);
+        // As the query point's map: a few ulps of the terms of M_b p.
+        let magnitude = lo.abs().max(hi.abs()).max_element();
+        let pad = Vec3::splat(
+            8.0 * f32::EPSILON
+                * (self.box_stretch[index].max_element() * magnitude * 3.0
+                    + frame.translation.abs().max_element()),
+        );
+        (Vec3A::from(local_lo - pad), Vec3A::from(local_hi + pad))
+    }
+
+    /// After node `n`'s box was computed this frame: while its sibling's box is also current,
+    /// shrinks the parent's box to its intersection with the union of the two (the parent's
+    /// vertices are its children's, so both boxes hold them), and goes on upwards.
+    fn tighten_ancestors(&mut self, avatar: &AvatarBoxes, mut n: u32) {
+        loop {
+            let parent = avatar.nodes[n as usize].parent;
+            if parent == LEAF {
+                return;
+            }
+            let right = avatar.nodes[parent as usize].right;
+            let sibling = if n == right { parent + 1 } else { right };
+            let (a, b) = (
+                self.node_cache[n as usize],
+                self.node_cache[sibling as usize],
+            );
+            let p = self.node_cache[parent as usize];
+            if b.stamp != self.epoch || p.stamp != self.epoch {
+                return;
+            }
+            let mins = p.mins.max(a.mins.min(b.mins));
+            let maxs = p.maxs.min(a.maxs.max(b.maxs));
+            if mins == p.mins && maxs == p.maxs {
+                return;
+            }
+            self.node_cache[parent as usize].mins = mins;
+            self.node_cache[parent as usize].maxs = maxs;
+            n = parent;
+        }
+    }
+
+    /// Lists `cell` (reached with the lower bound `lower`) in `self.cell_hits` unless its posed
+    /// world box is farther than `r` from `point`: the box of its triangles' posed vertices,
+    /// computed on the cell's first use in the frame (posing those vertices once).
+    #[inline]
+    fn push_cell(&mut self, avatar: &AvatarBoxes, cell: u32, lower: f32, point: Vec3, r: f32) {
+        let c = cell as usize;
+        if self.cell_stamp[c] != self.epoch {
+            self.cell_stamp[c] = self.epoch;
+            let (t0, t1) = avatar.slabs[c].triangles;
+            let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+            for i in t0..t1 {
+                let t = avatar.slab_triangles[i as usize];
+                for p in self.posed_corners(avatar, t) {
+                    (lo, hi) = (lo.min(p), hi.max(p));
+                }
+            }
+            self.cell_box[c] = Aabb::new(lo, hi);
+        }
+        let b = self.cell_box[c];
+        let gap = (b.mins - point).max(point - b.maxs).max(Vec3::ZERO);
+        let d2 = gap.length_squared();
+        // `r` holds the posed vertices' rounding bound already; the gap's own rounding is a
+        // few ulps of it.
+        if d2 > r * r * (1.0 + 8.0 * f32::EPSILON) {
+            return;
+        }
+        self.stats.slab_hits += 1;
+        let lower = lower.max(d2.sqrt() * (1.0 - 8.0 * f32::EPSILON) - self.vertex_slack);
+        self.cell_hits.push((lower, cell));
+    }
+
+    /// Per axis, a range holding the sliding offset `Σ_{k≠b} w_k M_b (G_k − G_b) p₀` of every
+    /// vertex below `node` (`slides` the box's first sliding map): per governor, the range of
+    /// `M_b (G_k − G_b) p₀` over the rest box of the vertices `k` weighs on times the node's
+    /// range of `w_k`, summed;
+    /// intersected with the node's slide times the union of those ranges and 0.
+    #[inline]
+    fn sliding(&self, avatar: &AvatarBoxes, node: &CellNode, slides: usize) -> (Vec3, Vec3) {
+        let (mut sum_lo, mut sum_hi) = (Vec3::ZERO, Vec3::ZERO);
+        let (mut lo, mut hi) = (Vec3::ZERO, Vec3::ZERO);
+        let (w0, w1) = node.weights;
+        for w in &avatar.node_weights[w0 as usize..w1 as usize] {
+            let (linear, abs, translation) = &self.slides[slides + w.local as usize];
+            let mid = *linear * w.center + *translation;
+            let half = *abs * w.half;
+            let (v_lo, v_hi) = (mid - half, mid + half);
+            lo = lo.min(v_lo);
+            hi = hi.max(v_hi);
+            // w ∈ [low, high] (≥ 0: `ConvexWeights` rejects negative weights, which the slide
+            // bound below relies on), v ∈ [v_lo, v_hi]: the product's extremes are at corners.
+            let (a, b) = (v_lo * w.low, v_lo * w.high);
+            let (c, d) = (v_hi * w.low, v_hi * w.high);
+            sum_lo += a.min(b).min(c).min(d);
+            sum_hi += a.max(b).max(c).max(d);
+        }
+        let lo = sum_lo.max(lo * node.slide);
+        let hi = sum_hi.min(hi * node.slide);
+        // The evaluation above rounds by a few ulps of its terms (covered by the box's slack);
+        // a relative pad keeps the products themselves on the safe side.
+        (lo - lo.abs() * 1e-5, hi + hi.abs() * 1e-5)
+    }
+
+    /// Lower bound of the world distance from a point at box coordinates `local` to anything
+    /// inside `aabb` (box coordinates).
+    #[inline]
+    fn lower_bound(&self, aabb: &Aabb, local: Vec3, stretch: Vec3, rounding: Vec3) -> f32 {
+        // A world offset d moves box coordinate i by at most |d| · stretch_i.
+        let gap = (aabb.mins - local).max(local - aabb.maxs) - rounding;
+        (gap / stretch.max(Vec3::splat(f32::MIN_POSITIVE)))
+            .max_element()
+            .max(0.0)
+            - self.vertex_slack
     }
 
     /// The skin triangle closest to `point` among those within `radius`, or `None`.
@@ -448,27 +727,6 @@ impl AvatarQuery {
         Ok(self.posed_vertex(avatar, v))
     }
 
-    /// Bounds box `index` and its slabs in the box's frame, once per frame.
-    fn bound_box(&mut self, avatar: &AvatarBoxes, index: usize) {
-        if self.box_stamp[index] == self.epoch {
-            return;
-        }
-        self.box_stamp[index] = self.epoch;
-        self.stats.boxes_bounded += 1;
-        let bone_box = &avatar.boxes[index];
-        let frame = self.box_frames[index];
-        for &k in bone_box.governors.iter() {
-            self.local[k as usize] = frame.compose(&self.governors[k as usize]);
-        }
-        self.box_aabb[index] = bone_box.bounds.aabb(&self.local, &mut self.workspace);
-        let (s0, s1) = bone_box.slabs;
-        for s in s0..s1 {
-            self.slab_aabb[s as usize] = avatar.slabs[s as usize]
-                .bounds
-                .aabb(&self.local, &mut self.workspace);
-        }
-    }
-
     fn posed_vertex(&mut self, avatar: &AvatarBoxes, v: u32) -> Vec3 {
         let v = v as usize;
         if self.vertex_stamp[v] != self.epoch {
@@ -546,6 +804,24 @@ fn invert(g: &Affine) -> Option<Affine> {
     let inverse = g.linear.inverse();
     let result = Affine::new(inverse, -(inverse * g.translation));
     result.is_finite().then_some(result)
+}
+
+/// Frobenius norm of `m` (bounds its operator norm).
+fn frobenius(m: &Mat3) -> f32 {
+    m.to_cols_array().iter().map(|x| x * x).sum::<f32>().sqrt()
+}
+
+/// `m` with every entry replaced by its absolute value.
+fn abs_mat(m: &Mat3) -> Mat3 {
+    Mat3::from_cols(m.x_axis.abs(), m.y_axis.abs(), m.z_axis.abs())
+}
+
+/// A hierarchy node's posed box (box coordinates) and the frame it was computed in.
+#[derive(Clone, Copy, Debug, Default)]
+struct NodeBox {
+    mins: Vec3A,
+    maxs: Vec3A,
+    stamp: u32,
 }
 
 fn empty_aabb() -> Aabb {
