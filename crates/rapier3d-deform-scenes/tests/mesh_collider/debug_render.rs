@@ -454,17 +454,13 @@ fn triangle_pairs_are_highlighted_and_bad_pairs_are_typed_errors() {
     assert!(rec.lines.is_empty());
 }
 
-#[test]
-fn rapier_draws_the_contacts_of_the_crate_shapes() {
-    let mut s = scene();
-    s.world.narrow_phase =
-        NarrowPhase::with_query_dispatcher(DeformDispatcher.chain(DefaultQueryDispatcher));
-    // A ball overlapping the mesh by 0.01 next to a middle-ring vertex, outside the tube.
+/// A weightless dynamic ball overlapping the scene's mesh by 0.01 next to a middle-ring vertex,
+/// outside the tube: its collider, its radius and the posed surface (world frame) it touches.
+fn touching_ball(s: &mut Scene) -> (ColliderHandle, f32, TriMesh) {
     let pose = *s.world.colliders[s.mesh].position();
     let shape = mesh_shape(&s.world, s.mesh);
     let posed = posed_vertices(shape, &pose);
-    let tris = shape.tree().mesh().triangles().to_vec();
-    let surface = TriMesh::new(posed.clone(), tris.clone()).unwrap();
+    let surface = TriMesh::new(posed.clone(), shape.tree().mesh().triangles().to_vec()).unwrap();
     let ring: Vec3 = posed[60..70].iter().copied().sum::<Vec3>() / 10.0;
     let centre = posed[60] + 0.4 * (posed[60] - ring).normalize();
     let radius = surface
@@ -483,6 +479,15 @@ fn rapier_draws_the_contacts_of_the_crate_shapes() {
         body,
         &mut s.world.bodies,
     );
+    (ball, radius, surface)
+}
+
+#[test]
+fn rapier_draws_the_contacts_of_the_crate_shapes() {
+    let mut s = scene();
+    s.world.narrow_phase =
+        NarrowPhase::with_query_dispatcher(DeformDispatcher.chain(DefaultQueryDispatcher));
+    let (ball, radius, surface) = touching_ball(&mut s);
     s.world.step();
     let world = &s.world;
     let mut rec = Recorder::default();
@@ -527,28 +532,7 @@ fn contact_velocities_are_arrows_from_the_surface_along_its_velocity() {
     s.world.narrow_phase = DeformDispatcher::narrow_phase();
     let mut hooks = SurfaceVelocityHooks::new();
     hooks.track(&mut s.world.colliders, s.mesh).unwrap();
-    let pose = *s.world.colliders[s.mesh].position();
-    let shape = mesh_shape(&s.world, s.mesh);
-    let posed = posed_vertices(shape, &pose);
-    let surface = TriMesh::new(posed.clone(), shape.tree().mesh().triangles().to_vec()).unwrap();
-    let ring: Vec3 = posed[60..70].iter().copied().sum::<Vec3>() / 10.0;
-    let centre = posed[60] + 0.4 * (posed[60] - ring).normalize();
-    let radius = surface
-        .project_local_point(centre, false)
-        .point
-        .distance(centre)
-        + 0.01;
-    let body = s.world.bodies.insert(
-        RigidBodyBuilder::dynamic()
-            .translation(centre)
-            .gravity_scale(0.0)
-            .build(),
-    );
-    let ball = s.world.colliders.insert_with_parent(
-        ColliderBuilder::ball(radius).build(),
-        body,
-        &mut s.world.bodies,
-    );
+    let (ball, _, _) = touching_ball(&mut s);
     // Two poses a step apart: the surface moves.
     let dt = s.world.integration_parameters.dt;
     hooks.update(&s.world.colliders, dt).unwrap();
