@@ -158,7 +158,8 @@ pub fn regular_normal_bound(points: &[[f64; 3]]) -> Result<NormalBound> {
     Ok(cone_of(&gens).map_or(NormalBound::Unbounded, NormalBound::Cone))
 }
 
-fn apply(m: &rapier3d::na::DMatrix<f64>, p: &[[f64; 3]]) -> Vec<[f64; 3]> {
+/// `m p` for a matrix over control points.
+pub(super) fn apply(m: &rapier3d::na::DMatrix<f64>, p: &[[f64; 3]]) -> Vec<[f64; 3]> {
     (0..m.nrows())
         .map(|r| {
             let mut q = [0.0; 3];

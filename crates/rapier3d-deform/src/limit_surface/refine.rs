@@ -13,9 +13,8 @@ use super::eigen::loop_eigen;
 use super::eigen_bounds::eigen_bounds;
 use super::interval::{IVec64, Interval64, add, corners, scaled};
 use super::local_matrix::{REGULAR_VALENCE, regular_limit_row};
-use super::patch_bound::{Frame, cross3, regular_normal_bound, tightened_normal_bound};
+use super::patch_bound::{Frame, apply, cross3, regular_normal_bound, tightened_normal_bound};
 use crate::error::Result;
-use rapier3d::na::DMatrix;
 
 /// A 3D point or vector in f64.
 pub(crate) type P3 = [f64; 3];
@@ -37,22 +36,6 @@ impl Segment {
         self.points.extend(other.points);
         self.tangents.extend(other.tangents);
     }
-}
-
-/// `m p` for a matrix over control points.
-fn apply(m: &DMatrix<f64>, p: &[P3]) -> Vec<P3> {
-    (0..m.nrows())
-        .map(|r| {
-            let mut q = [0.0; 3];
-            for (c, x) in p.iter().enumerate() {
-                let w = m[(r, c)];
-                for d in 0..3 {
-                    q[d] += w * x[d];
-                }
-            }
-            q
-        })
-        .collect()
 }
 
 /// The control points of the four children after one Loop step, in the order corner (at the
