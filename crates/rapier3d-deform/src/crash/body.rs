@@ -11,6 +11,7 @@ use rapier3d::parry::shape::Shape;
 
 use super::asset::{BoundMesh, PlasticAsset};
 use super::example_mesh::ExampleMesh;
+use super::prepare::BodyStep;
 use super::self_intersection_guard::{GuardOutcome, SelfIntersectionGuard};
 use crate::error::{DeformError, Result};
 use crate::math::Vec3;
@@ -83,6 +84,8 @@ pub(crate) struct Body {
     pub mass_target: MassProperties,
     /// The written mass properties have not reached the target yet.
     pub mass_pending: bool,
+    /// This step's results between the two phases of the update, and their reused buffers.
+    pub step: BodyStep,
 }
 
 /// What one body's collider update did.
@@ -157,6 +160,7 @@ impl Body {
             mass_written: rest_mass,
             mass_target: rest_mass,
             mass_pending: false,
+            step: BodyStep::default(),
         })
     }
 
@@ -254,8 +258,52 @@ impl Body {
         self.deferred.clear();
     }
 
-    /// Writes the collider (per the collider kind's policy); when `push` is set the pushed
-    /// spheres become the target of the mass properties.
+    /// Everything a write needs that does not touch the world: on `push`, the deferred
+    /// vertices caught up, the new sphere proxy built in the body's spare copy of the
+    /// collider's shape (`current`; the copy is made once, then the two swap at every write),
+    /// and, with `update_mass`, the mass properties of the spheres about to be pushed; a
+    /// rebuilt compound's new shape; a triangle mesh's positions. Run by [`super::prepare`],
+    /// possibly on another thread than [`Body::write`].
+    pub fn prepare_write(
+        &mut self,
+        current: &SharedShape,
+        push: bool,
+        update_mass: bool,
+    ) -> Result<()> {
+        if push {
+            self.catch_up_deferred();
+            if update_mass {
+                self.mass_target = self.mass.deformed(&self.centres)?;
+            }
+        }
+        match &mut self.kind {
+            ColliderState::Mesh { .. } => {}
+            ColliderState::Proxy => {
+                if push {
+                    let mut shape = self.step.spare.take().unwrap_or_else(|| current.clone());
+                    proxy_of(shape.make_mut())?.set_spheres(&self.centres, &self.radii)?;
+                    self.step.staged = Some(shape);
+                }
+            }
+            ColliderState::Compound => {
+                self.step.staged = Some(SharedShape::compound(
+                    self.centres
+                        .iter()
+                        .zip(&self.radii)
+                        .map(|(c, r)| (Pose::from_translation(*c), SharedShape::ball(r.max(1e-4))))
+                        .collect(),
+                ));
+            }
+            ColliderState::TriMesh {
+                mesh, positions, ..
+            } => mesh.positions_into(&mut self.state, positions)?,
+        }
+        Ok(())
+    }
+
+    /// Writes the collider (per the collider kind's policy) from what
+    /// [`Body::prepare_write`] computed; when `push` is set the pushed spheres become the
+    /// target of the mass properties.
     pub fn write(
         &mut self,
         colliders: &mut ColliderSet,
@@ -263,44 +311,23 @@ impl Body {
         update_mass: bool,
     ) -> Result<BodyUpdate> {
         let mut update = BodyUpdate::default();
-        if push {
-            self.catch_up_deferred();
-        }
         match &mut self.kind {
-            ColliderState::Proxy => {
-                if push {
+            ColliderState::Proxy | ColliderState::Compound => {
+                if let Some(shape) = self.step.staged.take() {
                     let co = colliders
                         .get_mut(self.collider)
                         .ok_or(missing("collider", self.collider.into_raw_parts().0))?;
-                    let shape = co.shape_mut().as_shape_mut::<SphereProxyShape>().ok_or(
-                        DeformError::InvalidParameter {
-                            name: "collider shape",
-                            value: f32::NAN,
-                            reason: "a sphere-proxy body's collider must hold a SphereProxyShape",
-                        },
-                    )?;
-                    shape.set_spheres(&self.centres, &self.radii)?;
+                    let previous = co.shared_shape().clone();
+                    co.set_shape(shape);
+                    if matches!(self.kind, ColliderState::Proxy) {
+                        // The collider held the only other reference: the next write reuses it.
+                        self.step.spare = Some(previous);
+                    }
                     update.shape_written = true;
                 }
             }
-            ColliderState::Compound => {
-                let co = colliders
-                    .get_mut(self.collider)
-                    .ok_or(missing("collider", self.collider.into_raw_parts().0))?;
-                co.set_shape(SharedShape::compound(
-                    self.centres
-                        .iter()
-                        .zip(&self.radii)
-                        .map(|(c, r)| (Pose::from_translation(*c), SharedShape::ball(r.max(1e-4))))
-                        .collect(),
-                ));
-                update.shape_written = true;
-            }
             ColliderState::Mesh { .. } => {}
-            ColliderState::TriMesh {
-                mesh, positions, ..
-            } => {
-                mesh.positions_into(&mut self.state, positions)?;
+            ColliderState::TriMesh { positions, .. } => {
                 let co = colliders
                     .get_mut(self.collider)
                     .ok_or(missing("collider", self.collider.into_raw_parts().0))?;
@@ -319,10 +346,7 @@ impl Body {
         if push {
             self.pushed_centres.copy_from_slice(&self.centres);
             self.pushed_radii.copy_from_slice(&self.radii);
-            if update_mass {
-                self.mass_target = self.mass.deformed(&self.pushed_centres)?;
-                self.mass_pending = true;
-            }
+            self.mass_pending |= update_mass;
         }
         Ok(update)
     }
@@ -427,6 +451,17 @@ fn mesh_rest_point(mesh: &DeformableMeshShape, point: Vec3) -> Vec3 {
     let l = super::asset::barycentric_coordinates(proj.point, a, b, c);
     // The contact may lie slightly off the surface: keep its offset along the way it points.
     a0 * l[0] + b0 * l[1] + c0 * l[2] + (point - proj.point)
+}
+
+/// The sphere proxy a sphere-proxy body's collider holds.
+fn proxy_of(shape: &mut dyn Shape) -> Result<&mut SphereProxyShape> {
+    shape
+        .as_shape_mut::<SphereProxyShape>()
+        .ok_or(DeformError::InvalidParameter {
+            name: "collider shape",
+            value: f32::NAN,
+            reason: "a sphere-proxy body's collider must hold a SphereProxyShape",
+        })
 }
 
 fn missing(what: &'static str, index: u32) -> DeformError {

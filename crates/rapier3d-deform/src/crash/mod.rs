@@ -58,8 +58,10 @@
 
 mod asset;
 mod body;
+mod commit;
 mod contacts;
 mod example_mesh;
+mod prepare;
 mod self_intersection_guard;
 
 use std::sync::Arc;
@@ -73,15 +75,17 @@ use rapier3d::parry::mass_properties::MassProperties;
 use rapier3d::pipeline::PhysicsWorld;
 
 pub use asset::{BoundMesh, PlasticAsset};
+use body::Body;
 pub use body::DeformableCollider;
-use body::{Body, ColliderState};
+use commit::commit;
 pub use contacts::{SolvedContact, read_solved_contacts};
 pub use example_mesh::ExampleMesh;
+use prepare::prepare;
 pub use self_intersection_guard::{GuardOutcome, SelfIntersectionGuard};
 
 use crate::error::{DeformError, Result};
 use crate::math::Vec3;
-use crate::plasticity::{ContactSample, Dent, PlasticState, PlasticWorkspace, SphereMassModel};
+use crate::plasticity::{PlasticState, SphereMassModel};
 use crate::shape::SphereProxyShape;
 
 /// Settings of the pipeline (the plasticity parameters live in each asset's model).
@@ -205,14 +209,14 @@ pub struct StepStats {
 pub struct PlasticPipeline {
     params: PipelineParams,
     bodies: Vec<Body>,
+    report: StepReport,
+}
+
+/// What an update reports: its dents and statistics.
+#[derive(Debug, Default)]
+pub(crate) struct StepReport {
     events: Vec<DentEvent>,
     stats: StepStats,
-    workspace: PlasticWorkspace,
-    solved: Vec<SolvedContact>,
-    samples: Vec<ContactSample>,
-    dents: Vec<Dent>,
-    changed: Vec<u32>,
-    previous: Vec<f32>,
 }
 
 impl PlasticPipeline {
@@ -239,14 +243,7 @@ impl PlasticPipeline {
         Ok(Self {
             params,
             bodies: Vec::new(),
-            events: Vec::new(),
-            stats: StepStats::default(),
-            workspace: PlasticWorkspace::new(),
-            solved: Vec::new(),
-            samples: Vec::new(),
-            dents: Vec::new(),
-            changed: Vec::new(),
-            previous: Vec::new(),
+            report: StepReport::default(),
         })
     }
 
@@ -382,123 +379,41 @@ impl PlasticPipeline {
         narrow_phase: &NarrowPhase,
         dt: f32,
     ) -> Result<&[DentEvent]> {
-        self.events.clear();
-        self.stats = StepStats::default();
-        for (index, body) in self.bodies.iter_mut().enumerate() {
-            let unknown = |what, h: u32| DeformError::UnknownHandle { what, index: h };
-            let co = colliders
-                .get(body.collider)
-                .ok_or(unknown("collider", body.collider.into_raw_parts().0))?;
-            let rb = bodies
-                .get(body.rigid_body)
-                .ok_or(unknown("rigid body", body.rigid_body.into_raw_parts().0))?;
-            // 1. Impulses → rest-frame samples.
-            self.solved.clear();
-            self.stats.contacts +=
-                read_solved_contacts(narrow_phase, body.collider, co, &mut self.solved);
-            self.stats.impulses += self.solved.len();
-            let mass = rb.mass();
-            let pose = *co.position();
-            self.samples.clear();
-            if mass > 0.0 {
-                // Contacts below the yield (resting, sliding) cannot dent: skip mapping them.
-                let yield_displacement = body.asset.model().params().yield_displacement;
-                for c in &self.solved {
-                    let displacement = c.impulse * (dt / mass);
-                    if displacement.length() > yield_displacement {
-                        self.samples.push(ContactSample {
-                            point: body.rest_point(c.point, co.shape()),
-                            displacement,
-                        });
-                    }
-                }
-            }
-            // 2. Plasticity.
-            self.dents.clear();
-            if !self.samples.is_empty() {
-                body.asset.model().apply_contacts(
-                    &mut body.state,
-                    &self.samples,
-                    &mut self.workspace,
-                    &mut self.dents,
-                )?;
-            }
-            for d in &self.dents {
-                self.events.push(DentEvent {
-                    body: DeformableHandle(index),
-                    rigid_body: body.rigid_body,
-                    point: pose * d.point,
-                    amount: d.displacement,
-                    weight_change: d.change,
-                });
-            }
-            self.stats.dents += self.dents.len();
-            self.changed.clear();
-            self.changed.extend_from_slice(body.state.advance());
-            // 2b. A mesh collider follows the changed cage vertices (guarded).
-            let mesh = body.is_mesh();
-            if mesh && !self.changed.is_empty() {
-                self.previous.clear();
-                self.previous
-                    .extend_from_slice(body.state.previous_weights());
-                let g = body.update_mesh(
-                    colliders,
-                    &self.changed,
-                    &self.previous,
-                    self.params.self_intersection_guard,
-                )?;
-                self.stats.mesh_vertices_updated += g.mesh_vertices_updated;
-                self.stats.self_intersections_prevented += g.new_pairs;
-                self.stats.weight_changes_undone += g.cage_vertices_reverted;
-                self.stats.shape_writes += 1;
-            }
-            // 3. Spheres (they drive the mass model; a mesh collider needs every change of the
-            // cage vertices it reads, so none is deferred).
-            let tolerance = if mesh {
-                0.0
-            } else {
-                self.params.shape_tolerance
-            };
-            let drift = body.reblend(&self.changed, tolerance);
-            // 4–5. Shape and mass.
-            let push = drift > self.params.shape_tolerance;
-            let write_every_step = !matches!(body.kind, ColliderState::Proxy);
-            if push || write_every_step {
-                let update = body.write(colliders, push, self.params.update_mass)?;
-                self.stats.shape_writes += update.shape_written as usize;
-            }
-            if body.mass_pending {
-                let jump = body.write_mass(bodies, colliders, self.params.max_com_step)?;
-                self.stats.mass_writes += 1;
-                self.stats.max_com_jump = self.stats.max_com_jump.max(jump);
-            }
-            // 6. Restitution.
-            let e = body.state.restitution(
-                body.restitution0,
-                body.restitution,
-                dt,
-                body.asset.model().params(),
-            );
-            if e != body.restitution
-                && ((e - body.restitution).abs() > 1e-4 || e == body.restitution0)
-            {
-                body.restitution = e;
-                if let Some(co) = colliders.get_mut(body.collider) {
-                    co.set_restitution(e);
-                }
-            }
+        self.report.events.clear();
+        self.report.stats = StepStats::default();
+        let params = self.params;
+        let first = |body: &mut Body| {
+            body.step.outcome = prepare(body, colliders, bodies, narrow_phase, &params, dt).err();
+        };
+        #[cfg(feature = "parallel")]
+        {
+            use rayon::prelude::*;
+            self.bodies.par_iter_mut().for_each(first);
         }
-        Ok(&self.events)
+        #[cfg(not(feature = "parallel"))]
+        self.bodies.iter_mut().for_each(first);
+        for (index, body) in self.bodies.iter_mut().enumerate() {
+            commit(
+                body,
+                index,
+                bodies,
+                colliders,
+                &params,
+                dt,
+                &mut self.report,
+            )?;
+        }
+        Ok(&self.report.events)
     }
 
     /// The dents of the last update.
     pub fn events(&self) -> &[DentEvent] {
-        &self.events
+        &self.report.events
     }
 
     /// What the last update did.
     pub fn stats(&self) -> StepStats {
-        self.stats
+        self.report.stats
     }
 
     /// The rigid body and collider of a deformable body.
