@@ -60,13 +60,14 @@ fn main() -> Result<(), Box<dyn Error>> {
     );
 
     // The character: one call from the glTF file. Its skin is closed, so contacts treat it as
-    // a solid: a ball a fast leg has half swallowed comes back out on its own side.
+    // a solid that follows its motion between poses: a ball a fast leg sweeps past is pushed
+    // out on the side the leg met it from.
     let t0 = Instant::now();
     let (asset, _report) = load_gltf(asset_path("skinned/Fox.glb"), &LoadOptions::default())?;
     let mut fox = SkinnedColliderBuilder::from_gltf(&asset)?
         .scale(SCALE)
         .self_collisions(CullingMode::Conservative)
-        .solid_contacts(true)
+        .swept_contacts(true)
         .collider(ColliderBuilder::ball(1.0).friction(0.6))
         .build(&mut world)?;
     println!(

@@ -671,3 +671,46 @@ fn solid_contacts_build_on_closed_skins_and_name_an_open_edge_elsewhere() {
         other => panic!("expected an open-edge error, got {other:?}"),
     }
 }
+
+/// A skin built with swept contacts is a solid that remembers its previous pose: over a second
+/// of the Fox's first clip, every vertex moves from its previous position by no more than the
+/// motion bound, the bound is not loose by orders of magnitude, and the previous positions are
+/// the vertices of the pose before.
+#[test]
+fn swept_contacts_bound_every_vertex_motion_of_a_walking_fox() {
+    let (scene, _) = load("skinned/Fox.glb");
+    let mut w = world();
+    let mut c = SkinnedColliderBuilder::from_scene(&scene)
+        .and_then(|b| b.swept_contacts(true).build(&mut w))
+        .unwrap();
+    assert!(shape_of(&w, &c).has_swept_contacts() && shape_of(&w, &c).has_solid_contacts());
+    let mut before: Vec<Vec3> = Vec::new();
+    let mut tightest = f32::INFINITY;
+    for frame in 0..60 {
+        c.pose_clip(&mut w.colliders, 0, frame as f32 / 60.0, ClipTime::Loop)
+            .unwrap();
+        let shape = shape_of(&w, &c);
+        let vertices = shape.tree().rest_positions().len() as u32;
+        let bound = shape.swept_motion_bound().unwrap();
+        let mut moved = 0.0f32;
+        for v in 0..vertices {
+            let (now, previous) = (shape.vertex(v), shape.previous_vertex(v));
+            if let Some(b) = before.get(v as usize) {
+                assert_eq!(previous, *b, "frame {frame}, vertex {v}");
+            }
+            moved = moved.max((now - previous).length());
+        }
+        assert!(
+            moved <= bound * (1.0 + 1e-5) + 1e-6,
+            "frame {frame}: {moved} > {bound}"
+        );
+        if frame > 0 {
+            tightest = tightest.min(bound / moved.max(1e-9));
+        }
+        before = (0..vertices).map(|v| shape.vertex(v)).collect();
+    }
+    assert!(
+        tightest < 20.0,
+        "the bound is {tightest}× the largest motion at best"
+    );
+}

@@ -123,6 +123,7 @@ pub struct SkinnedColliderBuilder {
     ignore_rest_contacts: bool,
     fixed_internal_edges: bool,
     solid_contacts: bool,
+    swept_contacts: bool,
     body: RigidBodyBuilder,
     attach_to: Option<RigidBodyHandle>,
     collider: ColliderBuilder,
@@ -157,6 +158,7 @@ impl SkinnedColliderBuilder {
             ignore_rest_contacts: false,
             fixed_internal_edges: false,
             solid_contacts: false,
+            swept_contacts: false,
             body: RigidBodyBuilder::kinematic_position_based(),
             attach_to: None,
             collider: ColliderBuilder::ball(1.0),
@@ -360,6 +362,21 @@ impl SkinnedColliderBuilder {
         self
     }
 
+    /// Contacts follow the skin's motion between the last two poses
+    /// ([`DeformableMeshShape::with_swept_contacts`], which makes them solid too): a limb
+    /// moving up to a ball's radius plus its own thickness per step does not pass through the
+    /// ball. Pose once per step. Default: off. [`Self::build`] fails as with
+    /// [`Self::solid_contacts`], and with [`DeformError::NotAvailable`] for a mesh with morph
+    /// targets.
+    ///
+    /// # Performance
+    /// O(1); O(T) once at build time; O(m) more per pose, and per contact pair the continuous
+    /// test of the triangles within the skin's motion bound of the other shape's centre.
+    pub fn swept_contacts(mut self, swept: bool) -> Self {
+        self.swept_contacts = swept;
+        self
+    }
+
     /// The rigid body [`Self::build`] inserts (default: kinematic, position based, at the
     /// origin). Ignored with [`Self::attach_to`].
     ///
@@ -501,7 +518,9 @@ impl SkinnedColliderBuilder {
         if let Some(m) = &character.morph {
             shape = shape.with_morph_targets(m.clone())?;
         }
-        if self.solid_contacts {
+        if self.swept_contacts {
+            shape = shape.with_swept_contacts()?;
+        } else if self.solid_contacts {
             shape = shape.with_solid_contacts()?;
         } else if self.fixed_internal_edges {
             shape = shape.with_fixed_internal_edges()?;

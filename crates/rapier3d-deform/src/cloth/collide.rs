@@ -1,10 +1,10 @@
 //! The cloth's collision stage against a skinned avatar: per vertex the continuous test over the step, then the seed's OBB → slab → closest-triangle test with its three thresholds, feedback acceleration and repositioning.
 
 use super::build::Cloth;
-use super::ccd::first_crossing;
 use crate::avatar::{AvatarBoxes, AvatarQuery, SkinContact};
 use crate::bounds::BoundsWorkspace;
 use crate::error::{DeformError, Result};
+use crate::geometry::first_crossing;
 use crate::governor::{Affine, deform_vertex, validate_governors};
 use crate::math::Vec3;
 

@@ -36,7 +36,6 @@
 //! ```
 
 mod build;
-mod ccd;
 mod collide;
 mod solve;
 

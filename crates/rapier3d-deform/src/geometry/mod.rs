@@ -11,9 +11,13 @@
 //! |---|---|
 //! | [`triangles_intersect`], [`mesh_triangles_collide`] | exact, topology-aware leaf test |
 //! | [`predicates`] | the exact orientation predicates underneath |
+//! | `first_crossing` | continuous test: a moving point through a moving triangle (cloth on skin, swept contacts of a deforming mesh) |
 
+mod moving_point_triangle;
 pub mod predicates;
 mod triangle_intersection;
+
+pub(crate) use moving_point_triangle::first_crossing;
 
 pub use triangle_intersection::{
     PairTopology, mesh_triangles_collide, pair_topology, triangles_cross_beyond_vertex,

@@ -10,11 +10,12 @@ use rapier3d::parry::query::{
 
 use super::MeshPair;
 use super::contact_manifolds_parts::{ManifoldSlots, ensure_workspace};
+use super::contact_manifolds_swept::{entered_triangle, fill_entered_manifold};
 
 /// The narrow-phase workspace of a (deformable mesh, convex) pair. It holds nothing (manifolds
-/// are re-keyed from the incoming manifold list); its presence tells Rapier that the pair's
-/// manifold list may change from one step to the next, so its solver contact graph is rebuilt
-/// for the pair.
+/// are re-keyed from the incoming manifold list, which also carries what swept contacts
+/// remember); its presence tells Rapier that the pair's manifold list may change from one step
+/// to the next, so its solver contact graph is rebuilt for the pair.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DeformableContactWorkspace;
 
@@ -48,6 +49,16 @@ pub(super) fn contact_manifolds<ManifoldData, ContactData>(
     let flipped = pair.flipped;
     let aabb = pair.other.compute_aabb(&pair.pos_mo).loosened(prediction);
     let pos21_again = pair.pos_mo.inverse();
+    ensure_workspace(workspace);
+    if let Some(t) = entered_triangle(pair, &aabb, manifolds) {
+        // The shape's centre is behind the triangle that swept past it: only that triangle
+        // pushes it (out through its front); the others would push it on through a thin limb.
+        let (s1, s2) = if flipped { (0, t) } else { (t, 0) };
+        let mut slots = ManifoldSlots::new(manifolds);
+        fill_entered_manifold(pair, t, slots.next(s1, s2));
+        slots.finish();
+        return;
+    }
     let mut slots = ManifoldSlots::new(manifolds);
     pair.mesh.for_each_triangle_in_aabb(&aabb, |t, tri| {
         let (s1, s2) = if flipped { (0, t) } else { (t, 0) };
@@ -74,5 +85,4 @@ pub(super) fn contact_manifolds<ManifoldData, ContactData>(
         };
     });
     slots.finish();
-    ensure_workspace(workspace);
 }

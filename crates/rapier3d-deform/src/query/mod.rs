@@ -60,6 +60,7 @@
 
 mod contact_manifolds_deformable_convex;
 mod contact_manifolds_parts;
+mod contact_manifolds_swept;
 mod nonlinear_cast;
 mod pairs_dual_tree;
 mod pairs_halfspace;

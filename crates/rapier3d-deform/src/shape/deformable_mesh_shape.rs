@@ -30,6 +30,7 @@ use crate::governor::{
     Affine, WideAffine, blend_wide, deform_vertex, validate_governors, widen_governors,
 };
 
+use super::deformable_mesh_sweep::SweepState;
 use super::leaf_blocks::LeafBlocks;
 use crate::math::Vec3;
 
@@ -147,6 +148,9 @@ pub struct DeformableMeshShape {
     /// `Some(s)` for a closed mesh contacted as a solid ([`Self::with_solid_contacts`]): `s`
     /// times a triangle's winding normal points out of it (`-1` for an inward-wound mesh).
     solid_orientation: Option<f32>,
+    /// The previous pose and the motion bound of swept contacts
+    /// ([`Self::with_swept_contacts`]).
+    pub(super) sweep: Option<Box<SweepState>>,
 }
 
 /// Morph targets of a [`DeformableMeshShape`] and the displacement margins of the nodes that
@@ -242,6 +246,7 @@ impl Clone for DeformableMeshShape {
             morph_weights: self.morph_weights.clone(),
             fix_internal_edges: self.fix_internal_edges,
             solid_orientation: self.solid_orientation,
+            sweep: self.sweep.clone(),
         }
     }
 }
@@ -324,6 +329,7 @@ impl DeformableMeshShape {
             morph_weights: Vec::new(),
             fix_internal_edges: false,
             solid_orientation: None,
+            sweep: None,
         };
         widen_governors(&shape.governors, &mut shape.wide_governors);
         shape.root_aabb = shape.compute_root_aabb();
@@ -409,9 +415,11 @@ impl DeformableMeshShape {
     pub fn set_pose(&mut self, governors: &[Affine], morph_weights: &[f32]) -> Result<()> {
         validate_governors(governors, self.governors.len())?;
         check_target_weights(morph_weights, self.morph_weights.len())?;
+        self.remember_pose();
         self.governors.copy_from_slice(governors);
         self.morph_weights.copy_from_slice(morph_weights);
         self.bump_epoch();
+        self.update_motion_bound();
         Ok(())
     }
 
@@ -438,8 +446,10 @@ impl DeformableMeshShape {
     /// O(m); no vertex is deformed.
     pub fn set_governors(&mut self, governors: &[Affine]) -> Result<()> {
         validate_governors(governors, self.governors.len())?;
+        self.remember_pose();
         self.governors.copy_from_slice(governors);
         self.bump_epoch();
+        self.update_motion_bound();
         Ok(())
     }
 
@@ -714,6 +724,11 @@ impl DeformableMeshShape {
     /// Whether contacts treat the mesh as a solid ([`Self::with_solid_contacts`]).
     pub fn has_solid_contacts(&self) -> bool {
         self.solid_orientation.is_some()
+    }
+
+    /// `Some(s)` for a solid: `s` times a triangle's winding normal points out of the mesh.
+    pub(crate) fn solid_orientation(&self) -> Option<f32> {
+        self.solid_orientation
     }
 
     /// The normal cone of triangle `t` (posed as `tri`) for contacts, when

@@ -36,6 +36,7 @@ macro_rules! custom_shape_methods {
 
 mod deformable_mesh_self_check;
 mod deformable_mesh_shape;
+mod deformable_mesh_sweep;
 mod deformable_mesh_weights;
 mod leaf_blocks;
 mod sphere_proxy_shape;

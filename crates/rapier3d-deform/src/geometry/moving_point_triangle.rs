@@ -1,4 +1,4 @@
-//! The continuous vertex–triangle test: the first time a linearly moving point meets a linearly moving triangle within a step (coplanarity cubic, Bernstein filter, interval root isolation).
+//! The continuous vertex–triangle test: the first time a linearly moving point meets a linearly moving triangle within a step (coplanarity cubic, Bernstein filter, interval root isolation); used by cloth on skin and by the swept contacts of deformable meshes.
 
 use crate::math::Vec3;
 
