@@ -14,10 +14,10 @@
 //! `max_bodies_at_60hz_one_core_*` figures are one core's only from a build without the feature
 //! (with it, Rapier's step uses rayon's global pool).
 //!
-//! With `--features parallel` (Rapier's `parallel` step), `parallel_speedup_128` is the ms/step
-//! of the 128-car deformable variant in a one-thread rayon pool over the same in a two-thread
-//! pool, stepped in lockstep (median over the rounds). The pipeline's per-body update stays on
-//! the calling thread; only Rapier's step uses the pool.
+//! With `--features parallel` (Rapier's `parallel` step, and the pipeline's per-body phase on
+//! rayon's threads), `parallel_speedup_128` is the ms/step of the 128-car deformable variant in
+//! a one-thread rayon pool over the same in a two-thread pool, stepped in lockstep (median over
+//! the rounds).
 //!
 //! `max_bodies_at_60hz_one_core_*` is the largest measured car count whose mean step takes at
 //! most 16.7 ms; when even the largest count fits, it is extrapolated linearly from that count's
@@ -293,7 +293,7 @@ pub fn run(options: &RunOptions) -> SceneReport {
             "parallel_speedup_128",
             one.median() / two.median(),
             format!(
-                "{cars} cars, deformable, CCD off: ms/step in a 1-thread pool ({:.3}, min–max {:.3}–{:.3}) / in a 2-thread pool ({:.3}, {:.3}–{:.3}); Rapier's parallel step, pipeline update serial",
+                "{cars} cars, deformable, CCD off: ms/step in a 1-thread pool ({:.3}, min–max {:.3}–{:.3}) / in a 2-thread pool ({:.3}, {:.3}–{:.3}); Rapier's parallel step and the pipeline's per-body phase",
                 one.median(),
                 one.min(),
                 one.max(),

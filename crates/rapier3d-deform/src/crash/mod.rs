@@ -49,6 +49,12 @@
 //! through the dispatcher, and parry's own cast clamps a body sliding on the ground to a fraction
 //! of its motion (see [`crate::query`]).
 //!
+//! **Threads.** Steps 1–5 up to the writes run per body and read the world only
+//! (`prepare.rs`; a proxy is rebuilt in a spare copy of its shape that the write swaps in), on
+//! rayon's threads with the `parallel` feature; the writes (a mesh collider's re-weighting,
+//! shapes, mass properties, restitution) and the events follow on the calling thread in body
+//! order (`commit.rs`), so the results do not depend on the number of threads.
+//!
 //! Render meshes are re-blended on demand ([`PlasticPipeline::render_positions`]), so a game pays
 //! for them only in frames it draws.
 //!
