@@ -19,6 +19,10 @@
 //! a one-thread rayon pool over the same in a two-thread pool, stepped in lockstep (median over
 //! the rounds).
 //!
+//! `pipeline_update_share_*` is the deformable variant's time in the pipeline's update over its
+//! whole step (Rapier's step plus the update); `parallel_speedup_update_128` the update's own
+//! one-thread over two-thread ratio.
+//!
 //! `max_bodies_at_60hz_one_core_*` is the largest measured car count whose mean step takes at
 //! most 16.7 ms; when even the largest count fits, it is extrapolated linearly from that count's
 //! ms/step per body (`16.7 / ms_per_step_per_body`), and the note says so.
@@ -113,6 +117,8 @@ impl Variant {
 struct Tally {
     /// Mean ms/step of each round.
     per_round: Vec<f64>,
+    /// Mean ms/step of the pipeline's update (part of `per_round`) of each round.
+    update_per_round: Vec<f64>,
     /// Per-step ms of round 0.
     frames: Vec<f64>,
     /// Deepest dent (render/cage vertex from rest) over the car length, round 0.
@@ -131,6 +137,10 @@ impl Tally {
     }
     fn max(&self) -> f64 {
         self.per_round.iter().copied().fold(0.0, f64::max)
+    }
+    fn update_median(&self) -> f64 {
+        let mut xs = self.update_per_round.clone();
+        median(&mut xs)
     }
 }
 
@@ -169,14 +179,15 @@ pub fn run(options: &RunOptions) -> SceneReport {
             let mut scenes: Vec<CrashScene> =
                 VARIANTS.iter().map(|v| v.build(&asset, &grid)).collect();
             let mut totals = [0.0f64; VARIANTS.len()];
+            let mut updates = [0.0f64; VARIANTS.len()];
             for _ in 0..sizes.steps {
                 for (k, scene) in scenes.iter_mut().enumerate() {
-                    let t = Instant::now();
-                    scene
-                        .step()
+                    let (step, update) = scene
+                        .step_timed()
                         .unwrap_or_else(|e| panic!("pipeline update failed: {e}"));
-                    let ms = t.elapsed().as_secs_f64() * 1e3;
+                    let ms = (step + update).as_secs_f64() * 1e3;
                     totals[k] += ms;
+                    updates[k] += update.as_secs_f64() * 1e3;
                     if round == 0 {
                         tallies[c][k].frames.push(ms);
                     }
@@ -185,6 +196,7 @@ pub fn run(options: &RunOptions) -> SceneReport {
             for (k, scene) in scenes.iter_mut().enumerate() {
                 let t = &mut tallies[c][k];
                 t.per_round.push(totals[k] / sizes.steps as f64);
+                t.update_per_round.push(updates[k] / sizes.steps as f64);
                 if round == 0 {
                     let bodies = scene.cars.clone();
                     let dents: Vec<f32> = bodies
@@ -251,6 +263,14 @@ pub fn run(options: &RunOptions) -> SceneReport {
         }
         let td = &t[index(Variant::Deformable)];
         report.metric(
+            leak(format!("pipeline_update_share_{cars}")),
+            td.update_median() / td.median(),
+            format!(
+                "{cars} cars, deformable, CCD off: the pipeline's update ({:.3} ms/step) over the whole step, medians of the same rounds",
+                td.update_median()
+            ),
+        );
+        report.metric(
             leak(format!("dent_depth_max_rel_{cars}")),
             td.dent_depth_rel,
             "deformable: deepest dent over the car length (round 0)",
@@ -300,6 +320,15 @@ pub fn run(options: &RunOptions) -> SceneReport {
                 two.median(),
                 two.min(),
                 two.max()
+            ),
+        );
+        report.metric(
+            "parallel_speedup_update_128",
+            one.update_median() / two.update_median(),
+            format!(
+                "{cars} cars, deformable, CCD off: the pipeline's update alone, ms/step in a 1-thread pool ({:.3}) / in a 2-thread pool ({:.3})",
+                one.update_median(),
+                two.update_median()
             ),
         );
     }
@@ -401,19 +430,21 @@ fn parallel_speedup(asset: &Arc<PlasticAsset>, sizes: &Sizes) -> (Tally, Tally) 
             .map(|_| Variant::Deformable.build(asset, &grid))
             .collect();
         let mut totals = [0.0f64; 2];
+        let mut updates = [0.0f64; 2];
         for _ in 0..sizes.steps {
             for (k, scene) in scenes.iter_mut().enumerate() {
-                let t = Instant::now();
-                pools[k].install(|| {
+                let (step, update) = pools[k].install(|| {
                     scene
-                        .step()
+                        .step_timed()
                         .unwrap_or_else(|e| panic!("pipeline update failed: {e}"))
                 });
-                totals[k] += t.elapsed().as_secs_f64() * 1e3;
+                totals[k] += (step + update).as_secs_f64() * 1e3;
+                updates[k] += update.as_secs_f64() * 1e3;
             }
         }
-        for (t, total) in tallies.iter_mut().zip(totals) {
+        for ((t, total), update) in tallies.iter_mut().zip(totals).zip(updates) {
             t.per_round.push(total / sizes.steps as f64);
+            t.update_per_round.push(update / sizes.steps as f64);
         }
         eprintln!(
             "  round {round}, {cars} cars, 1 vs 2 threads: {:.1} s",
