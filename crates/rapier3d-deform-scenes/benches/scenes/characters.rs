@@ -16,6 +16,9 @@
 //!   `step_cost_vs_static_trimesh_without_hooks` the same for the posed character without
 //!   `SurfaceVelocityHooks` (whose `MODIFY_SOLVER_CONTACTS` flag keeps the character's pairs out
 //!   of Rapier's contact recycling).
+//! * `step_cost_swept_vs_static_trimesh`, `balls_passed_through_swept`: the hooked character
+//!   built with `SkinnedColliderBuilder::swept_contacts` (closed skins without morph targets;
+//!   `NaN` / `-1` elsewhere), same rain.
 //! * `balls_touching`: balls that had an active contact with the character (the rain hit it).
 //!
 //! Every asset is scaled so its rest pose's largest extent is 2 m and stands on a ground plane.
@@ -105,12 +108,33 @@ fn world() -> PhysicsWorld {
     world
 }
 
-/// The asset loaded and built in `world` with `scale`.
-fn build(path: &Path, world: &mut PhysicsWorld, scale: f32) -> Result<SkinnedCollider, String> {
+/// The asset loaded and built in `world` with `scale` (with swept contacts when `swept`).
+fn build(
+    path: &Path,
+    world: &mut PhysicsWorld,
+    scale: f32,
+    swept: bool,
+) -> Result<SkinnedCollider, String> {
     let (scene, _) = load_gltf_scene(path, &LoadOptions::default()).map_err(|e| e.to_string())?;
     SkinnedColliderBuilder::from_scene(&scene)
-        .and_then(|b| b.scale(scale).build(world))
+        .and_then(|b| b.scale(scale).swept_contacts(swept).build(world))
         .map_err(|e| e.to_string())
+}
+
+/// Poses `c` at step `k` of its first clip (its rest pose without clips).
+fn pose_at(
+    c: &mut SkinnedCollider,
+    world: &mut PhysicsWorld,
+    clips: usize,
+    k: usize,
+    dt: f32,
+) -> Result<(), String> {
+    if clips > 0 {
+        c.pose_clip(&mut world.colliders, 0, k as f32 * dt, ClipTime::Loop)
+    } else {
+        c.pose_rest(&mut world.colliders)
+    }
+    .map_err(|e| e.to_string())
 }
 
 fn shape_of<'a>(world: &'a PhysicsWorld, c: &SkinnedCollider) -> &'a DeformableMeshShape {
@@ -123,7 +147,7 @@ fn shape_of<'a>(world: &'a PhysicsWorld, c: &SkinnedCollider) -> &'a DeformableM
 /// The rest pose's box at scale 1, or why the asset does not load as a collider.
 fn rest_box(path: &Path) -> Result<(Vec3, Vec3), String> {
     let mut w = world();
-    let mut c = build(path, &mut w, 1.0)?;
+    let mut c = build(path, &mut w, 1.0, false)?;
     c.pose_rest(&mut w.colliders).map_err(|e| e.to_string())?;
     Ok(shape_of(&w, &c)
         .deformed_vertices()
@@ -222,6 +246,9 @@ struct Measured {
     contacts_match: bool,
     passed_through: Option<usize>,
     passed_through_unhooked: Option<usize>,
+    /// With swept contacts (`None`: the skin does not allow them).
+    passed_through_swept: Option<usize>,
+    ms_swept: Option<f64>,
     ms_character: f64,
     ms_static: f64,
     ms_unhooked: f64,
@@ -275,7 +302,7 @@ fn measure(path: &Path, sizes: &Sizes) -> Result<Measured, String> {
     for _ in 0..sizes.builds {
         let mut w = world();
         let t = Instant::now();
-        let c = build(path, &mut w, scale)?;
+        let c = build(path, &mut w, scale, false)?;
         load.push(t.elapsed().as_secs_f64() * 1e3);
         built = Some((w, c));
     }
@@ -286,8 +313,19 @@ fn measure(path: &Path, sizes: &Sizes) -> Result<Measured, String> {
 
     // The same character and rain without the hooks (contacts recycled, no surface velocity).
     let mut u = world();
-    let mut cu = build(path, &mut u, scale)?;
+    let mut cu = build(path, &mut u, scale, false)?;
     ground(&mut u, lo.y);
+    // The same hooked character with swept contacts, where the skin allows them (closed, no
+    // morph targets).
+    let mut v = world();
+    let mut swept = build(path, &mut v, scale, true).ok();
+    ground(&mut v, lo.y);
+    let mut swept_hooks = SurfaceVelocityHooks::new();
+    if let Some(cs) = &swept {
+        swept_hooks
+            .track(&mut v.colliders, cs.collider())
+            .map_err(|e| e.to_string())?;
+    }
     // The same rain on a fixed TriMesh of the rest pose.
     let mut s = world();
     c.pose_rest(&mut w.colliders).map_err(|e| e.to_string())?;
@@ -304,6 +342,7 @@ fn measure(path: &Path, sizes: &Sizes) -> Result<Measured, String> {
     let balls = rain(&mut w, lo, hi, sizes.balls_per_side);
     rain(&mut s, lo, hi, sizes.balls_per_side);
     let balls_unhooked = rain(&mut u, lo, hi, sizes.balls_per_side);
+    let balls_swept = rain(&mut v, lo, hi, sizes.balls_per_side);
     let ball_colliders: Vec<ColliderHandle> = balls.iter().map(|b| b.1).collect();
 
     let mut hooks = SurfaceVelocityHooks::new();
@@ -313,19 +352,15 @@ fn measure(path: &Path, sizes: &Sizes) -> Result<Measured, String> {
     let dt = w.integration_parameters.dt;
     let clips = c.clip_names().count();
     let (mut pose_us, mut ms_character, mut ms_static) = (Vec::new(), Vec::new(), Vec::new());
-    let mut ms_unhooked = Vec::new();
+    let (mut ms_unhooked, mut ms_swept) = (Vec::new(), Vec::new());
     let mut touched = vec![false; balls.len()];
     let mut contacts_ok = true;
     let mut inside = vec![false; balls.len()];
     let mut inside_unhooked = vec![false; balls.len()];
+    let mut inside_swept = vec![false; balls.len()];
     for k in 1..=sizes.steps {
         let t0 = Instant::now();
-        if clips > 0 {
-            c.pose_clip(&mut w.colliders, 0, k as f32 * dt, ClipTime::Loop)
-                .map_err(|e| e.to_string())?;
-        } else {
-            c.pose_rest(&mut w.colliders).map_err(|e| e.to_string())?;
-        }
+        pose_at(&mut c, &mut w, clips, k, dt)?;
         hooks.update(&w.colliders, dt).map_err(|e| e.to_string())?;
         let posed = t0.elapsed().as_secs_f64();
         w.step_with_events(&hooks, &());
@@ -336,14 +371,19 @@ fn measure(path: &Path, sizes: &Sizes) -> Result<Measured, String> {
         s.step();
         ms_static.push(t1.elapsed().as_secs_f64() * 1e3);
         let t2 = Instant::now();
-        if clips > 0 {
-            cu.pose_clip(&mut u.colliders, 0, k as f32 * dt, ClipTime::Loop)
-                .map_err(|e| e.to_string())?;
-        } else {
-            cu.pose_rest(&mut u.colliders).map_err(|e| e.to_string())?;
-        }
+        pose_at(&mut cu, &mut u, clips, k, dt)?;
         u.step();
         ms_unhooked.push(t2.elapsed().as_secs_f64() * 1e3);
+        if let Some(cs) = &mut swept {
+            let t3 = Instant::now();
+            pose_at(cs, &mut v, clips, k, dt)?;
+            swept_hooks
+                .update(&v.colliders, dt)
+                .map_err(|e| e.to_string())?;
+            v.step_with_events(&swept_hooks, &());
+            swept_hooks.apply_normal_velocities(&mut v);
+            ms_swept.push(t3.elapsed().as_secs_f64() * 1e3);
+        }
         for pair in w.narrow_phase.contact_pairs_with(c.collider()) {
             if pair.has_any_active_contact() {
                 for (i, &(_, b)) in balls.iter().enumerate() {
@@ -364,6 +404,13 @@ fn measure(path: &Path, sizes: &Sizes) -> Result<Measured, String> {
                     inside_unhooked[i] |=
                         inside_closed(co.shape(), co.position(), u.bodies[b].translation());
                 }
+                if let Some(cs) = &swept {
+                    let co = &v.colliders[cs.collider()];
+                    for (i, &(b, _)) in balls_swept.iter().enumerate() {
+                        inside_swept[i] |=
+                            inside_closed(co.shape(), co.position(), v.bodies[b].translation());
+                    }
+                }
             }
         }
     }
@@ -379,6 +426,10 @@ fn measure(path: &Path, sizes: &Sizes) -> Result<Measured, String> {
         contacts_match: contacts_ok,
         passed_through: is_closed.then(|| inside.iter().filter(|&&x| x).count()),
         passed_through_unhooked: is_closed.then(|| inside_unhooked.iter().filter(|&&x| x).count()),
+        passed_through_swept: swept
+            .is_some()
+            .then(|| inside_swept.iter().filter(|&&x| x).count()),
+        ms_swept: swept.is_some().then(|| mean(&ms_swept)),
         ms_character: mean(&ms_character),
         ms_static: mean(&ms_static),
         ms_unhooked: mean(&ms_unhooked),
@@ -419,6 +470,7 @@ pub fn run(options: &RunOptions) -> SceneReport {
             "static TriMesh ms/step",
             "ratio",
             "ratio without hooks",
+            "ratio swept",
             "balls touching",
         ]
         .map(String::from)
@@ -471,6 +523,21 @@ pub fn run(options: &RunOptions) -> SceneReport {
             "the same, posed without SurfaceVelocityHooks",
         );
         report.metric(
+            named("step_cost_swept_vs_static_trimesh", &m.name),
+            m.ms_swept.map_or(f64::NAN, |ms| ms / m.ms_static.max(1e-9)),
+            match m.ms_swept {
+                Some(ms) => format!("{ms:.3} ms: hooked, with swept contacts"),
+                None => {
+                    "not measured: swept contacts need a closed skin without morph targets".into()
+                }
+            },
+        );
+        report.metric(
+            named("balls_passed_through_swept", &m.name),
+            m.passed_through_swept.map_or(-1.0, |n| n as f64),
+            "the same, hooked, with swept contacts (-1: not allowed on this skin)",
+        );
+        report.metric(
             named("balls_touching", &m.name),
             m.touched as f64,
             "balls that touched the character",
@@ -488,6 +555,9 @@ pub fn run(options: &RunOptions) -> SceneReport {
             format!("{:.3}", m.ms_static),
             format!("{ratio:.2}"),
             format!("{:.2}", m.ms_unhooked / m.ms_static.max(1e-9)),
+            m.ms_swept.map_or("—".into(), |ms| {
+                format!("{:.2}", ms / m.ms_static.max(1e-9))
+            }),
             m.touched.to_string(),
         ]);
     }

@@ -10,9 +10,9 @@ use crate::math::Vec3;
 pub(super) struct SweepState {
     /// The governors before the last pose.
     previous: Vec<Affine>,
-    /// Centre of the rest positions' bounding sphere, and its radius.
-    rest_centre: Vec3,
-    rest_radius: f32,
+    /// Per governor, the centre and radius of a sphere around the rest positions of the
+    /// vertices it moves (radius negative for a governor that moves none).
+    reach: Vec<(Vec3, f32)>,
     /// No vertex moved farther than this from the previous pose to the current one.
     motion_bound: f32,
 }
@@ -37,7 +37,7 @@ impl DeformableMeshShape {
     /// targets (their displacement is not part of the motion bound).
     ///
     /// # Performance
-    /// O(vertices) once. Every pose then costs O(m) more (the motion bound), and each contact
+    /// O(vertices · influences) once. Every pose then costs O(m) more (the motion bound), and each contact
     /// pair with a convex shape the continuous test of the triangles within the motion bound
     /// of its centre (four cubic evaluations each for those that do not cross).
     pub fn with_swept_contacts(self) -> Result<Self> {
@@ -52,20 +52,28 @@ impl DeformableMeshShape {
         } else {
             self.with_solid_contacts()?
         };
-        let rest = shape.tree.rest_positions();
-        let (lo, hi) = rest.iter().fold(
-            (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
-            |(lo, hi), p| (lo.min(*p), hi.max(*p)),
-        );
-        let rest_centre = (lo + hi) * 0.5;
-        let rest_radius = rest
+        let (rest, weights) = (shape.tree.rest_positions(), shape.tree.weights());
+        let m = weights.governor_count();
+        let mut boxes = vec![(Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)); m];
+        for (v, p) in rest.iter().enumerate() {
+            for (g, _) in weights.iter_row(v) {
+                let b = &mut boxes[g as usize];
+                *b = (b.0.min(*p), b.1.max(*p));
+            }
+        }
+        let mut reach: Vec<(Vec3, f32)> = boxes
             .iter()
-            .map(|p| (*p - rest_centre).length())
-            .fold(0.0f32, f32::max);
+            .map(|(lo, hi)| ((*lo + *hi) * 0.5, -1.0))
+            .collect();
+        for (v, p) in rest.iter().enumerate() {
+            for (g, _) in weights.iter_row(v) {
+                let r = &mut reach[g as usize];
+                r.1 = r.1.max((*p - r.0).length());
+            }
+        }
         shape.sweep = Some(Box::new(SweepState {
             previous: shape.governors().to_vec(),
-            rest_centre,
-            rest_radius,
+            reach,
             motion_bound: 0.0,
         }));
         Ok(shape)
@@ -115,19 +123,22 @@ impl DeformableMeshShape {
 
     /// After a pose: the motion bound from the previous governors to the current ones.
     ///
-    /// A vertex is `Σ_k w_k (A_k (p0 − c) + A_k c + t_k)` with convex weights, so it moved by
-    /// at most `max_k (‖A'_k − A_k‖_F R + |(A'_k − A_k) c + t'_k − t_k|)` where `c` and `R` are
-    /// the centre and radius of the rest positions' bounding sphere.
+    /// A vertex is `Σ_k w_k (A_k p0 + t_k)` with convex weights, so it moved by at most the
+    /// largest move of `A_k p0 + t_k` over its governors, and governor `k` moves the rest
+    /// points within `R_k` of `c_k` (the sphere around the vertices it moves) by at most
+    /// `‖A'_k − A_k‖_F R_k + |(A'_k − A_k) c_k + t'_k − t_k|`: the bound is the largest of
+    /// those.
     pub(super) fn update_motion_bound(&mut self) {
         let Some(mut s) = self.sweep.take() else {
             return;
         };
-        let (c, r) = (s.rest_centre, s.rest_radius);
         s.motion_bound = s
             .previous
             .iter()
             .zip(self.governors())
-            .map(|(a, b)| {
+            .zip(&s.reach)
+            .filter(|(_, (_, r))| *r >= 0.0)
+            .map(|((a, b), &(c, r))| {
                 let d = b.linear - a.linear;
                 let frobenius = (d.x_axis.length_squared()
                     + d.y_axis.length_squared()
