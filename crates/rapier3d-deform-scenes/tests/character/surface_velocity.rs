@@ -509,6 +509,38 @@ fn surface_velocity_bad_input_is_a_typed_error() {
     hooks.update(&world.colliders, 0.01).unwrap();
 }
 
+/// At every `omega`, the bar swung with `weaker` edges lets a ball through (else the test lost
+/// its case); with `stronger` edges, in either collider order, none passes and the first three
+/// balls leave within `tolerance` (relative) of the surface's normal speed.
+fn assert_stronger_edges_keep_the_balls(
+    omegas: &[f32],
+    weaker: Edges,
+    stronger: Edges,
+    tolerance: f32,
+) {
+    for &omega in omegas {
+        let weak = swing(omega, true, false, weaker);
+        assert!(
+            weak.passed_through > 0,
+            "ω {omega}: {weaker:?} no longer lets a ball through; this test lost its case"
+        );
+        for balls_first in [false, true] {
+            let strong = swing(omega, true, balls_first, stronger);
+            assert_eq!(
+                strong.passed_through, 0,
+                "ω {omega}, {stronger:?}, balls first {balls_first}"
+            );
+            for (i, speeds) in strong.normal_speeds.iter().take(3).enumerate() {
+                let (ball, surface) = speeds.unwrap_or_else(|| panic!("ball {i} touched"));
+                assert!(
+                    (ball - surface).abs() <= tolerance * surface,
+                    "ω {omega}, {stronger:?}: ball {i} leaves at {ball} m/s, the surface moved at {surface} m/s"
+                );
+            }
+        }
+    }
+}
+
 /// Regression: at 2.5 and 3 rad/s the bar's tip region moves 7.5–9 cm per step into the outer
 /// balls (radius 0.1 m, bar 0.2 m thick), and a contact at an edge between two coplanar
 /// triangles of the bar reports that edge's sideways normal: one ball slides behind the bar.
@@ -517,27 +549,7 @@ fn surface_velocity_bad_input_is_a_typed_error() {
 /// balls still leave with the surface's normal velocity (within 10 %).
 #[test]
 fn fixed_internal_edges_keep_a_fast_swung_bar_from_passing_through_balls() {
-    for omega in [2.5f32, 3.0] {
-        let plain = swing(omega, true, false, Edges::Plain);
-        assert!(
-            plain.passed_through > 0,
-            "ω {omega}: the unfixed bar no longer lets a ball through; this test lost its case"
-        );
-        for balls_first in [false, true] {
-            let fixed = swing(omega, true, balls_first, Edges::TwoSided);
-            assert_eq!(
-                fixed.passed_through, 0,
-                "ω {omega}, balls first {balls_first}"
-            );
-            for (i, speeds) in fixed.normal_speeds.iter().take(3).enumerate() {
-                let (ball, surface) = speeds.unwrap_or_else(|| panic!("ball {i} touched"));
-                assert!(
-                    (ball - surface).abs() <= 0.1 * surface,
-                    "ω {omega}: ball {i} leaves at {ball} m/s, the surface moved at {surface} m/s"
-                );
-            }
-        }
-    }
+    assert_stronger_edges_keep_the_balls(&[2.5, 3.0], Edges::Plain, Edges::TwoSided, 0.1);
 }
 
 #[test]
@@ -565,27 +577,7 @@ fn fixed_internal_edges_need_an_oriented_manifold() {
 /// with the surface's normal velocity (within 10 %).
 #[test]
 fn a_solid_bar_swung_faster_than_a_ball_radius_per_step_keeps_every_ball_in_front() {
-    for omega in [4.0f32, 5.0] {
-        let two_sided = swing(omega, true, false, Edges::TwoSided);
-        assert!(
-            two_sided.passed_through > 0,
-            "ω {omega}: two-sided cones no longer let a ball through; this test lost its case"
-        );
-        for balls_first in [false, true] {
-            let solid = swing(omega, true, balls_first, Edges::Solid);
-            assert_eq!(
-                solid.passed_through, 0,
-                "ω {omega}, balls first {balls_first}"
-            );
-            for (i, speeds) in solid.normal_speeds.iter().take(3).enumerate() {
-                let (ball, surface) = speeds.unwrap_or_else(|| panic!("ball {i} touched"));
-                assert!(
-                    (ball - surface).abs() <= 0.1 * surface,
-                    "ω {omega}: ball {i} leaves at {ball} m/s, the surface moved at {surface} m/s"
-                );
-            }
-        }
-    }
+    assert_stronger_edges_keep_the_balls(&[4.0, 5.0], Edges::TwoSided, Edges::Solid, 0.1);
 }
 
 /// Regression: at 6 to 8 rad/s the bar's tip region moves 18–27 cm per step where it meets the
@@ -598,27 +590,7 @@ fn a_solid_bar_swung_faster_than_a_ball_radius_per_step_keeps_every_ball_in_fron
 #[test]
 fn a_swept_bar_moving_less_than_a_ball_radius_plus_its_thickness_per_step_keeps_every_ball_in_front()
  {
-    for omega in [6.0f32, 7.0, 8.0] {
-        let solid = swing(omega, true, false, Edges::Solid);
-        assert!(
-            solid.passed_through > 0,
-            "ω {omega}: solid contacts no longer let a ball through; this test lost its case"
-        );
-        for balls_first in [false, true] {
-            let swept = swing(omega, true, balls_first, Edges::Swept);
-            assert_eq!(
-                swept.passed_through, 0,
-                "ω {omega}, balls first {balls_first}"
-            );
-            for (i, speeds) in swept.normal_speeds.iter().take(3).enumerate() {
-                let (ball, surface) = speeds.unwrap_or_else(|| panic!("ball {i} touched"));
-                assert!(
-                    (ball - surface).abs() <= 0.2 * surface,
-                    "ω {omega}: ball {i} leaves at {ball} m/s, the surface moved at {surface} m/s"
-                );
-            }
-        }
-    }
+    assert_stronger_edges_keep_the_balls(&[6.0, 7.0, 8.0], Edges::Solid, Edges::Swept, 0.2);
     for omega in [4.0f32, 5.0] {
         let swept = swing(omega, true, false, Edges::Swept);
         assert_eq!(swept.passed_through, 0, "ω {omega}");

@@ -107,28 +107,19 @@ pub(super) fn fill_entered_manifold<ManifoldData, ContactData>(
     let to_other: Pose = pair.pos_mo.inverse();
     let (local_other, n_other) = (to_other * on_other, to_other.rotation * -n);
     manifold.mark_shapes_deformed();
-    let (other, entered) = (PackedFeatureId::UNKNOWN, entered_feature());
-    if pair.flipped {
-        manifold.local_n1 = n_other;
-        manifold.local_n2 = n;
-        manifold.points.push(TrackedContact::new(
-            local_other,
-            on_mesh,
-            other,
-            entered,
-            dist,
-        ));
+    (manifold.local_n1, manifold.local_n2) = if pair.flipped {
+        (n_other, n)
     } else {
-        manifold.local_n1 = n;
-        manifold.local_n2 = n_other;
-        manifold.points.push(TrackedContact::new(
-            on_mesh,
-            local_other,
-            entered,
-            other,
-            dist,
-        ));
-    }
+        (n, n_other)
+    };
+    manifold.points.push(TrackedContact::flipped(
+        on_mesh,
+        local_other,
+        entered_feature(),
+        PackedFeatureId::UNKNOWN,
+        dist,
+        pair.flipped,
+    ));
 }
 
 /// Triangle `t`'s unit normal pointing out of the solid (`None` when degenerate).
