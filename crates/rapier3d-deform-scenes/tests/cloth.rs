@@ -7,5 +7,7 @@ mod common;
 mod fast_limb;
 #[path = "cloth/oracle.rs"]
 mod oracle;
+#[path = "cloth/self_collision.rs"]
+mod self_collision;
 #[path = "cloth/skirt.rs"]
 mod skirt;

@@ -1,6 +1,7 @@
 //! One cloth step: XPBD substeps (predict, stretch constraints and bending links, velocity update, damping) with pinned vertices moved to their targets.
 
 use super::build::Cloth;
+use super::self_collision::ClothSelfCollision;
 use crate::error::{DeformError, Result};
 use crate::math::Vec3;
 
@@ -18,6 +19,44 @@ impl Cloth {
     /// # Performance
     /// O(substeps · (V + E + B)) for V vertices, E edges, B bending pairs; no allocation.
     pub fn step(&mut self, dt: f32) -> Result<()> {
+        self.advance(dt, None)
+    }
+
+    /// [`Self::step`] with the garment's proximity constraints ([`ClothSelfCollision`]): the
+    /// vertex–triangle pairs within reach are gathered once at the start of the step and
+    /// projected in every substep after the stretch and bending constraints. Crossings the step
+    /// still leaves are for [`ClothSelfCollision::resolve`], after the skin's stage.
+    ///
+    /// # Errors
+    /// As [`Self::step`]; [`DeformError::LengthMismatch`] for a `self_collision` built for
+    /// another cloth (vertex or triangle count).
+    ///
+    /// # Performance
+    /// [`Self::step`] plus O(T log V + P) to gather P pairs of T triangles and V vertices, and
+    /// O(P) per substep.
+    pub fn step_with_self_collision(
+        &mut self,
+        dt: f32,
+        self_collision: &mut ClothSelfCollision,
+    ) -> Result<()> {
+        let tree = self_collision.tree();
+        if tree.rest_positions().len() != self.positions.len()
+            || tree.mesh().triangle_count() != self.mesh.triangle_count()
+        {
+            return Err(DeformError::LengthMismatch {
+                what: "cloth of the self-collision stage (not the cloth it was built for)",
+                expected: tree.rest_positions().len(),
+                actual: self.positions.len(),
+            });
+        }
+        self.advance(dt, Some(self_collision))
+    }
+
+    fn advance(
+        &mut self,
+        dt: f32,
+        mut self_collision: Option<&mut ClothSelfCollision>,
+    ) -> Result<()> {
         if !(dt.is_finite() && dt > 0.0) {
             return Err(DeformError::InvalidParameter {
                 name: "dt",
@@ -32,6 +71,9 @@ impl Cloth {
         let keep = (1.0 - self.options.damping * h).max(0.0);
         let gravity = self.options.gravity;
         self.step_start.copy_from_slice(&self.positions);
+        if let Some(sc) = self_collision.as_deref_mut() {
+            sc.begin_step(self, dt);
+        }
         for s in 0..substeps {
             let f = (s + 1) as f32 / substeps as f32;
             self.substep_start.copy_from_slice(&self.positions);
@@ -49,6 +91,9 @@ impl Cloth {
             }
             self.solve_stretch(stretch_alpha);
             self.solve_bending(bend_alpha);
+            if let Some(sc) = self_collision.as_deref_mut() {
+                sc.project(self);
+            }
             for (i, v) in self.velocities.iter_mut().enumerate() {
                 *v = (self.positions[i] - self.substep_start[i]) / h;
                 if self.inverse_mass[i] > 0.0 {
