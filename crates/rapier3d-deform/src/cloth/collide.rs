@@ -405,6 +405,75 @@ impl SkinCollision {
         Ok(())
     }
 
+    /// After [`Self::resolve`] (same frame, same avatar and pose), the discrete test again for
+    /// the cloth vertices `vertices` that another stage moved (the garment's self-collision
+    /// stage reverting vertices to the step's start, [`super::ClothSelfCollision::reverted`]):
+    /// each found below [`ContactThresholds::surface`] is moved to the thickness outside the
+    /// skin and its velocity into the skin removed, up to three times. Returns how many moved.
+    ///
+    /// # Errors
+    /// [`DeformError::IndexOutOfRange`] for a vertex past the cloth's last; the query's errors.
+    ///
+    /// # Performance
+    /// One to three [`AvatarQuery::closest`] per vertex.
+    pub fn push_out(
+        &mut self,
+        cloth: &mut Cloth,
+        avatar: &AvatarBoxes,
+        vertices: &[u32],
+        dt: f32,
+    ) -> Result<usize> {
+        let th = self.thresholds;
+        let mut moved = 0;
+        for &v in vertices {
+            let i = v as usize;
+            if i >= cloth.positions.len() {
+                return Err(DeformError::IndexOutOfRange {
+                    what: "cloth vertex",
+                    index: i,
+                    len: cloth.positions.len(),
+                });
+            }
+            if cloth.is_pinned(i) {
+                continue;
+            }
+            let mut touched = false;
+            for _ in 0..3 {
+                let x = cloth.positions[i];
+                let Some(c) = self
+                    .query
+                    .closest(avatar, x, th.outside, &mut self.scratch)?
+                else {
+                    break;
+                };
+                let pseudo = self.pseudo_normal(avatar, &c)?;
+                let offset = x - c.point;
+                let outside = offset.dot(pseudo) >= 0.0;
+                let signed = if outside { c.distance } else { -c.distance };
+                if signed >= th.surface {
+                    break;
+                }
+                let normal = if c.distance > 1e-7 {
+                    if outside {
+                        offset / c.distance
+                    } else {
+                        -offset / c.distance
+                    }
+                } else {
+                    pseudo
+                };
+                cloth.positions[i] = c.point + normal * th.thickness;
+                let skin_velocity = self.skin_velocity(avatar, &c, dt)?;
+                respond_velocity(cloth, i, skin_velocity, normal);
+                touched = true;
+            }
+            if touched {
+                moved += 1;
+            }
+        }
+        Ok(moved)
+    }
+
     /// Per box (into `box_motion`), a bound on how far its skin vertices move from the previous
     /// pose to `current`: the O(m) box of `Σ w_k (G_k − G'_k) p₀` over its triangles, plus the
     /// rounding of the two posed positions; returns the largest.

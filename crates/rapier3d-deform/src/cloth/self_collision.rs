@@ -92,6 +92,8 @@ pub struct ClothSelfCollision {
     order: Vec<u32>,
     /// Per vertex, reverted this step.
     reverted: Vec<bool>,
+    /// The vertices reverted by the last [`Self::resolve`].
+    reverted_list: Vec<u32>,
     stats: ClothSelfCollisionStats,
 }
 
@@ -129,8 +131,15 @@ impl ClothSelfCollision {
             reach: Vec::with_capacity(n),
             order: Vec::with_capacity(n),
             reverted: vec![false; n],
+            reverted_list: Vec::new(),
             stats: ClothSelfCollisionStats::default(),
         })
+    }
+
+    /// The vertices the last [`Self::resolve`] moved back to the step's start (the skin may have
+    /// moved onto them since: [`super::SkinCollision::push_out`] tests them again).
+    pub fn reverted(&self) -> &[u32] {
+        &self.reverted_list
     }
 
     /// The options.
@@ -202,6 +211,7 @@ impl ClothSelfCollision {
         self.stats.reverted = 0;
         self.reverted.clear();
         self.reverted.resize(cloth.positions.len(), false);
+        self.reverted_list.clear();
         let mut left = found;
         while left > 0 {
             let all = self.stats.rounds > self.options.max_revert_rounds;
@@ -233,6 +243,7 @@ impl ClothSelfCollision {
     fn revert(&mut self, cloth: &mut Cloth, v: usize) {
         if !self.reverted[v] && cloth.inverse_mass[v] > 0.0 {
             self.reverted[v] = true;
+            self.reverted_list.push(v as u32);
             cloth.positions[v] = cloth.step_start[v];
             cloth.velocities[v] = Vec3::ZERO;
             self.stats.reverted += 1;
