@@ -21,8 +21,15 @@
 //! `ms_collision_stage`. Times are medians over frames. `false_negatives` counts vertices whose
 //! brute-force distance is within the threshold but the obb route found nothing or a farther
 //! triangle; `max_penetration` is the deepest a cloth vertex ends inside the skin after the
-//! stage, by a winding-number oracle every 6th frame (0 when none). No self-collision of the
-//! garment runs here: `ms_per_frame_total` is cloth step plus collision stage.
+//! stage, by a winding-number oracle every 6th frame (0 when none).
+//!
+//! The garment's self-collision: the cloth step projects vertex–triangle proximity constraints
+//! in its substeps ([`Cloth::step_with_self_collision`]); after the collision stage the crossing
+//! pairs of the skirt are found by the BN-Tree with point governors
+//! ([`ClothSelfCollision::find`], `ms_self_collision_bntree`) and by the brute-force oracle
+//! (`ms_self_collision_brute_force`) on the same positions, in rotating order, then the stage
+//! reverts crossing vertices and tests them against the skin again (`ms_self_collision`).
+//! `ms_per_frame_total` is cloth step plus collision stage plus self-collision stage.
 
 use super::output::load_average;
 use super::runner::{FrameTable, PlotSpec, RunOptions, SceneReport, Section, median};
@@ -31,10 +38,13 @@ use rapier3d::parry::query::PointQuery;
 use rapier3d::parry::shape::Triangle;
 use rapier3d_deform::avatar::{AvatarBoxes, AvatarOptions, AvatarQuery, SlabStatistics};
 use rapier3d_deform::bn_tree::{BnTree, BnTreeOptions};
-use rapier3d_deform::cloth::{Cloth, ClothOptions, ContactThresholds, SkinCollision};
+use rapier3d_deform::cloth::{
+    Cloth, ClothOptions, ClothSelfCollision, ContactThresholds, SelfCollisionOptions, SkinCollision,
+};
 use rapier3d_deform::governor::{GovernedDeformation, deform_vertices};
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform::shape::DeformableMeshShape;
+use rapier3d_deform::validation::self_collisions_brute_force;
 use rapier3d_deform_scenes::skirt::{SkirtCloth, WalkingFigure};
 use std::sync::Arc;
 use std::time::Instant;
@@ -60,8 +70,13 @@ type Answers = Vec<Option<f32>>;
 /// Everything measured at one subdivision level.
 struct Level {
     triangles: usize,
-    /// Per frame: cloth step, obb, trimesh, bntree, brute force, collision stage (ms).
-    ms: [Vec<f64>; 6],
+    /// Per frame: cloth step, obb, trimesh, bntree, brute force, collision stage, self-collision
+    /// BN-Tree query, self-collision brute force, self-collision stage (ms).
+    ms: [Vec<f64>; 9],
+    /// Garment crossing pairs per frame (brute force), BN-Tree pairs missed, vertices reverted.
+    self_pairs: usize,
+    self_missed: usize,
+    self_reverted: usize,
     false_negatives: [usize; 3],
     candidates: u64,
     points: u64,
@@ -134,6 +149,9 @@ fn measure(levels: u32, frames: usize) -> Level {
     let thresholds = ContactThresholds::default();
     let radius = thresholds.outside;
     let mut collision = SkinCollision::new(&avatar, thresholds).unwrap_or_else(|e| panic!("{e}"));
+    let mut self_collision = ClothSelfCollision::new(&skirt.cloth, SelfCollisionOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let cloth_mesh = skirt.cloth.mesh().clone();
     let mut posed = Vec::new();
     deform_vertices(&rest, &weights, &g0, &mut posed);
     let mut trimesh =
@@ -157,6 +175,9 @@ fn measure(levels: u32, frames: usize) -> Level {
         deepest_before: 0.0,
         max_penetration: 0.0,
         ccd_triangles: 0,
+        self_pairs: 0,
+        self_missed: 0,
+        self_reverted: 0,
     };
     let mut previous = g0;
     for f in 0..frames {
@@ -169,7 +190,10 @@ fn measure(levels: u32, frames: usize) -> Level {
             .cloth
             .set_pin_targets(&targets)
             .unwrap_or_else(|e| panic!("{e}"));
-        skirt.cloth.step(DT).unwrap_or_else(|e| panic!("{e}"));
+        skirt
+            .cloth
+            .step_with_self_collision(DT, &mut self_collision)
+            .unwrap_or_else(|e| panic!("{e}"));
         level.ms[0].push(start.elapsed().as_secs_f64() * 1e3);
         let points = free_points(&skirt.cloth);
         let mut answers: [Answers; 4] = Default::default();
@@ -244,6 +268,37 @@ fn measure(levels: u32, frames: usize) -> Level {
         level.continuous_hits += s.continuous_hits;
         level.ccd_triangles += s.triangles_continuous;
         level.deepest_before = level.deepest_before.min(s.deepest);
+        // Garment self-collision: the BN-Tree query and brute force on the same positions (in
+        // rotating order), then the stage itself (query, reverting, the skin test again).
+        let mut pairs: [Vec<[u32; 2]>; 2] = Default::default();
+        for k in 0..2 {
+            let route = (k + f) % 2;
+            let start = Instant::now();
+            pairs[route] = if route == 0 {
+                self_collision
+                    .find(skirt.cloth.positions())
+                    .unwrap_or_else(|e| panic!("{e}"))
+                    .to_vec()
+            } else {
+                self_collisions_brute_force(&cloth_mesh, skirt.cloth.positions())
+                    .unwrap_or_else(|e| panic!("{e}"))
+            };
+            level.ms[6 + route].push(start.elapsed().as_secs_f64() * 1e3);
+        }
+        level.self_pairs += pairs[1].len();
+        level.self_missed += pairs[1]
+            .iter()
+            .filter(|p| pairs[0].binary_search(p).is_err())
+            .count();
+        let start = Instant::now();
+        let s = self_collision
+            .resolve(&mut skirt.cloth)
+            .unwrap_or_else(|e| panic!("{e}"));
+        collision
+            .push_out(&mut skirt.cloth, &avatar, self_collision.reverted(), DT)
+            .unwrap_or_else(|e| panic!("{e}"));
+        level.ms[8].push(start.elapsed().as_secs_f64() * 1e3);
+        level.self_reverted += s.reverted;
         level.seed_misses += collision
             .query_mut()
             .seed_tolerance_misses(&avatar, SEED_TOLERANCE)
@@ -290,6 +345,9 @@ pub fn run(options: &RunOptions) -> SceneReport {
             "bntree",
             "brute_force",
             "stage (ccd+response)",
+            "self bntree",
+            "self brute force",
+            "self stage",
             "tri/vertex",
             "ccd tri/vertex",
             "false neg obb/tri/bn",
@@ -355,6 +413,9 @@ pub fn run(options: &RunOptions) -> SceneReport {
             "bntree_ms",
             "brute_force_ms",
             "stage_ms",
+            "self_collision_bntree_ms",
+            "self_collision_brute_force_ms",
+            "self_collision_stage_ms",
         ]
         .map(String::from)
         .to_vec(),
@@ -372,7 +433,7 @@ pub fn run(options: &RunOptions) -> SceneReport {
             finest.triangles
         ),
         y_label: "ms per frame".into(),
-        series: vec![1, 2, 3, 4, 5, 6],
+        series: vec![1, 2, 3, 4, 5, 6, 7, 8, 9],
         log_y: true,
     });
     let last = measured.len() - 1;
@@ -471,9 +532,39 @@ pub fn run(options: &RunOptions) -> SceneReport {
         "trajectories that crossed the moving skin, all levels and frames",
     );
     report.metric(
+        "ms_self_collision_bntree",
+        m[6],
+        "garment crossing pairs: BN-Tree with point governors (run_by_mesh_size)",
+    );
+    report.metric(
+        "ms_self_collision_brute_force",
+        m[7],
+        "garment crossing pairs: the brute-force oracle",
+    );
+    report.metric(
+        "ms_self_collision",
+        m[8],
+        "self-collision stage: query, reverting, skin test of reverted vertices",
+    );
+    report.metric(
+        "self_collision_pairs_mean",
+        l.self_pairs as f64 / frames as f64,
+        "crossing garment pairs per frame before the stage (brute force)",
+    );
+    report.metric(
+        "self_collision_missed_pairs",
+        measured.iter().map(|l| l.self_missed).sum::<usize>() as f64,
+        "BN-Tree vs brute force, all levels and frames",
+    );
+    report.metric(
+        "self_collision_reverted",
+        measured.iter().map(|l| l.self_reverted).sum::<usize>() as f64,
+        "vertices reverted to the step's start, all levels and frames",
+    );
+    report.metric(
         "ms_per_frame_total",
-        m[0] + m[5],
-        "cloth step + collision stage (no garment self-collision)",
+        m[0] + m[5] + m[8],
+        "cloth step (with proximity constraints) + collision stage + self-collision stage",
     );
     if measured.len() > 1 {
         report.metric(
