@@ -31,7 +31,8 @@ impl Default for SelfCollisionOptions {
 /// Counters of the last [`Cloth::step_with_self_collision`] and [`ClothSelfCollision::resolve`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ClothSelfCollisionStats {
-    /// Vertex–triangle pairs within reach at the start of the step (the substeps' constraints).
+    /// Vertex–triangle pairs within reach, summed over the step's substeps (each substep's
+    /// constraints).
     pub proximity_pairs: usize,
     /// Constraint projections that moved vertices, over all substeps.
     pub proximity_projections: usize,
@@ -41,7 +42,11 @@ pub struct ClothSelfCollisionStats {
     pub rounds: u32,
     /// Vertices moved back to where the step started.
     pub reverted: usize,
-    /// Crossing pairs left after the last round (0 unless a pinned vertex's motion crosses).
+    /// Crossing pairs where the step started (a stage after this one, or a pinned vertex,
+    /// left them; reverting cannot undo them, the cloth's motion may).
+    pub inherited: usize,
+    /// Crossing pairs left after the last round: inherited ones, and those a pinned vertex's
+    /// motion makes.
     pub unresolved: usize,
     /// Time of the first BN-Tree query of the last [`ClothSelfCollision::resolve`] (ns).
     pub query_nanos: u64,
@@ -57,9 +62,11 @@ pub struct ClothSelfCollisionStats {
 ///   as vertices, so the tree keeps no O(m) data and bounds nodes bottom-up on demand; the query
 ///   still prunes every patch whose normal cone is non-empty and whose contour is simple
 ///   (Schvartzman et al. 2009 §4, conservative mode), which is what a garment mostly is.
-/// * **Proximity (inside the substeps).** At the start of a step every vertex is paired with the
-///   triangles not holding it whose boxes come within the thickness plus the distance the two
-///   can travel in the step (a sort-and-sweep along `x`); each substep projects, for each pair,
+/// * **Proximity (inside the substeps).** At the start of each substep every vertex is paired
+///   with the triangles not holding it whose boxes come within the thickness plus the distance
+///   the two can travel towards each other in the substep (1.5 × each one's speed relative to
+///   the cloth's mean velocity times the substep, plus gravity's `g h²`; a sort-and-sweep along
+///   the axis of largest extent); the substep then projects, for each pair,
 ///   `C = (x − Σ βᵢ xᵢ) · n − thickness ≥ 0` with `n` the unit direction from the triangle's
 ///   closest point `Σ βᵢ xᵢ` to the vertex (the triangle's normal on the side the vertex
 ///   started on when they touch), masses weighting the corrections (XPBD with zero
@@ -69,11 +76,13 @@ pub struct ClothSelfCollisionStats {
 ///   next stage.
 /// * **Crossings (after the step and the skin stage).** [`Self::resolve`] runs the BN-Tree
 ///   query on the positions; the free vertices of every crossing pair go back to where the step
-///   started, at rest, and the query runs again, until none crosses
-///   (the crate's self-intersection guard does the same for plastic meshes). The start of the
-///   step had no crossing, so reverting everything would end with none: each round with a
-///   crossing left reverts at least one more vertex, and after
-///   [`SelfCollisionOptions::max_revert_rounds`] every free vertex is reverted.
+///   started, at rest, and the query runs again, until none crosses (the crate's
+///   self-intersection guard does the same for plastic meshes). Reverting everything would
+///   leave only the pairs that crossed where the step started ("inherited": a later stage,
+///   such as the skin's repositioning of reverted vertices, or a pinned vertex made them), so
+///   those are found too (one more query, only on frames with crossings) and left to the
+///   cloth's motion; each round with another crossing left reverts at least one more vertex,
+///   and after [`SelfCollisionOptions::max_revert_rounds`] every free vertex is reverted.
 ///
 /// Nothing is allocated per step after the first.
 #[derive(Clone, Debug)]
@@ -83,6 +92,9 @@ pub struct ClothSelfCollision {
     query: SelfCollisionQuery,
     governors: Vec<Affine>,
     pairs: Vec<[u32; 2]>,
+    /// Crossing pairs where the step started (when the step ends with crossings).
+    inherited: Vec<[u32; 2]>,
+    current: Vec<[u32; 2]>,
     /// Proximity pairs `(vertex, triangle, side)`: the side of the triangle's plane the vertex
     /// started on (±1).
     contacts: Vec<(u32, u32, f32)>,
@@ -127,6 +139,8 @@ impl ClothSelfCollision {
             query,
             governors: Vec::with_capacity(n),
             pairs: Vec::new(),
+            inherited: Vec::new(),
+            current: Vec::new(),
             contacts: Vec::new(),
             reach: Vec::with_capacity(n),
             order: Vec::with_capacity(n),
@@ -191,17 +205,17 @@ impl ClothSelfCollision {
     }
 
     /// Finds the crossing pairs of `cloth` ([`Self::find`]) and moves the free vertices of
-    /// each back to where the last step started (at rest), round after
-    /// round, until nothing crosses (see the type's docs). Call it after the step and any other
-    /// stage that moves vertices (the skin's).
+    /// each back to where the last step started (at rest), round after round, until only pairs
+    /// that already crossed there are left (see the type's docs). Call it after the step and
+    /// any other stage that moves vertices (the skin's).
     ///
     /// # Errors
     /// As [`Self::find`] ([`DeformError::LengthMismatch`] for a cloth other than the one the
     /// stage was built for).
     ///
     /// # Performance
-    /// One query when nothing crosses; one per round otherwise (at most
-    /// [`SelfCollisionOptions::max_revert_rounds`] + 1).
+    /// One query when nothing crosses; otherwise one on the step's start and one per round (at
+    /// most [`SelfCollisionOptions::max_revert_rounds`] + 1).
     pub fn resolve(&mut self, cloth: &mut Cloth) -> Result<ClothSelfCollisionStats> {
         let start = Instant::now();
         let found = self.find(&cloth.positions)?.len();
@@ -209,10 +223,21 @@ impl ClothSelfCollision {
         self.stats.crossing_pairs = found;
         self.stats.rounds = 1;
         self.stats.reverted = 0;
+        self.stats.inherited = 0;
         self.reverted.clear();
         self.reverted.resize(cloth.positions.len(), false);
         self.reverted_list.clear();
-        let mut left = found;
+        if found == 0 {
+            self.stats.unresolved = 0;
+            return Ok(self.stats);
+        }
+        // Pairs that already crossed where the step started cannot be undone by reverting.
+        core::mem::swap(&mut self.pairs, &mut self.current);
+        self.find(&cloth.step_start)?;
+        core::mem::swap(&mut self.pairs, &mut self.inherited);
+        core::mem::swap(&mut self.pairs, &mut self.current);
+        self.stats.inherited = self.inherited.len();
+        let mut left = self.new_pairs();
         while left > 0 {
             let all = self.stats.rounds > self.options.max_revert_rounds;
             if all {
@@ -221,6 +246,9 @@ impl ClothSelfCollision {
                 }
             } else {
                 for k in 0..self.pairs.len() {
+                    if self.inherited.binary_search(&self.pairs[k]).is_ok() {
+                        continue;
+                    }
                     for t in self.pairs[k] {
                         for v in cloth.mesh.triangles()[t as usize] {
                             self.revert(cloth, v as usize);
@@ -229,13 +257,22 @@ impl ClothSelfCollision {
                 }
             }
             self.stats.rounds += 1;
-            left = self.find(&cloth.positions)?.len();
+            self.find(&cloth.positions)?;
+            left = self.new_pairs();
             if all {
                 break;
             }
         }
-        self.stats.unresolved = left;
+        self.stats.unresolved = self.pairs.len();
         Ok(self.stats)
+    }
+
+    /// Pairs of the last [`Self::find`] that did not cross where the step started.
+    fn new_pairs(&self) -> usize {
+        self.pairs
+            .iter()
+            .filter(|p| self.inherited.binary_search(p).is_err())
+            .count()
     }
 
     /// Moves free vertex `v` back to where the step started, at rest (its velocity would carry
@@ -250,21 +287,39 @@ impl ClothSelfCollision {
         }
     }
 
-    /// At the start of a step of `dt`: the vertex–triangle pairs within reach (see the type's
-    /// docs) and the side of each triangle's plane each vertex is on.
-    pub(crate) fn begin_step(&mut self, cloth: &Cloth, dt: f32) {
+    /// At the start of a substep of `h` seconds (`first`: of the step, which resets the
+    /// counters): the vertex–triangle pairs within reach (see the type's docs).
+    pub(crate) fn begin_substep(&mut self, cloth: &Cloth, h: f32, first: bool) {
         let th = self.options.thickness;
         let g = cloth.options.gravity.length();
         let x = &cloth.positions;
+        // Only relative motion brings a vertex to a triangle: reaches are measured from the
+        // cloth's mean velocity (|d_v − d_t| ≤ |d_v − c| + |d_t − c| for any common c).
+        let n = cloth.velocities.len().max(1) as f32;
+        let mean = cloth.velocities.iter().copied().sum::<Vec3>() / n;
+        let mean = if mean.is_finite() { mean } else { Vec3::ZERO };
         self.reach.clear();
         self.reach.extend(cloth.velocities.iter().map(|v| {
-            let r = 1.5 * dt * v.length() + dt * dt * g;
+            let r = 1.5 * h * (*v - mean).length() + h * h * g;
             if r.is_finite() { r } else { 0.0 }
         }));
+        // Sweep along the axis of largest extent.
+        let (lo, hi) = x.iter().fold(
+            (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+            |(l, u), p| (l.min(*p), u.max(*p)),
+        );
+        let extent = hi - lo;
+        let axis = if extent.x >= extent.y && extent.x >= extent.z {
+            0
+        } else if extent.y >= extent.z {
+            1
+        } else {
+            2
+        };
         self.order.clear();
         self.order.extend(0..x.len() as u32);
         self.order
-            .sort_unstable_by(|&a, &b| x[a as usize].x.total_cmp(&x[b as usize].x));
+            .sort_unstable_by(|&a, &b| x[a as usize][axis].total_cmp(&x[b as usize][axis]));
         let reach_max = self.reach.iter().copied().fold(0f32, f32::max);
         self.contacts.clear();
         for (t, tri) in cloth.mesh.triangles().iter().enumerate() {
@@ -278,12 +333,12 @@ impl ClothSelfCollision {
                 a.min(b).min(c) - Vec3::splat(r),
                 a.max(b).max(c) + Vec3::splat(r),
             );
-            let first = self
+            let first_in = self
                 .order
-                .partition_point(|&v| x[v as usize].x < lo.x - reach_max);
-            for &v in &self.order[first..] {
+                .partition_point(|&v| x[v as usize][axis] < lo[axis] - reach_max);
+            for &v in &self.order[first_in..] {
                 let p = x[v as usize];
-                if p.x > hi.x + reach_max {
+                if p[axis] > hi[axis] + reach_max {
                     break;
                 }
                 if tri.contains(&v) {
@@ -305,10 +360,10 @@ impl ClothSelfCollision {
                 }
             }
         }
-        self.stats = ClothSelfCollisionStats {
-            proximity_pairs: self.contacts.len(),
-            ..ClothSelfCollisionStats::default()
-        };
+        if first {
+            self.stats = ClothSelfCollisionStats::default();
+        }
+        self.stats.proximity_pairs += self.contacts.len();
     }
 
     /// One pass over the proximity pairs (inside a substep).

@@ -23,8 +23,8 @@ impl Cloth {
     }
 
     /// [`Self::step`] with the garment's proximity constraints ([`ClothSelfCollision`]): the
-    /// vertex–triangle pairs within reach are gathered once at the start of the step and
-    /// projected in every substep after the stretch and bending constraints. Crossings the step
+    /// vertex–triangle pairs within reach of each substep are gathered at its start and
+    /// projected after its stretch and bending constraints. Crossings the step
     /// still leaves are for [`ClothSelfCollision::resolve`], after the skin's stage.
     ///
     /// # Errors
@@ -32,8 +32,9 @@ impl Cloth {
     /// another cloth (vertex or triangle count).
     ///
     /// # Performance
-    /// [`Self::step`] plus O(T log V + P) to gather P pairs of T triangles and V vertices, and
-    /// O(P) per substep.
+    /// [`Self::step`] plus, per substep, O(V log V + T k + P) to gather P pairs of T triangles
+    /// and V vertices (k vertices in a triangle's slab along the sweep axis) and O(P) to project
+    /// them.
     pub fn step_with_self_collision(
         &mut self,
         dt: f32,
@@ -71,11 +72,11 @@ impl Cloth {
         let keep = (1.0 - self.options.damping * h).max(0.0);
         let gravity = self.options.gravity;
         self.step_start.copy_from_slice(&self.positions);
-        if let Some(sc) = self_collision.as_deref_mut() {
-            sc.begin_step(self, dt);
-        }
         for s in 0..substeps {
             let f = (s + 1) as f32 / substeps as f32;
+            if let Some(sc) = self_collision.as_deref_mut() {
+                sc.begin_substep(self, h, s == 0);
+            }
             self.substep_start.copy_from_slice(&self.positions);
             for (i, x) in self.positions.iter_mut().enumerate() {
                 if self.inverse_mass[i] > 0.0 {
