@@ -17,8 +17,7 @@ use std::time::{Duration, Instant};
 
 use rapier3d_deform::avatar::{AvatarBoxes, AvatarOptions};
 use rapier3d_deform::cloth::{
-    ClothOptions, ClothSelfCollision, ContactThresholds, SelfCollisionOptions, SkinCollision,
-    VertexState,
+    ClothOptions, ClothSelfCollision, SelfCollisionOptions, SkinCollision, VertexState,
 };
 use rapier3d_deform::governor::deform_vertices;
 use rapier3d_deform::math::Vec3;
@@ -51,7 +50,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let avatar = AvatarBoxes::build(&mesh, &rest, &weights, AvatarOptions::default())?;
     let g0 = fox.governors_at(0.0)?;
     let mut cape = FoxCape::new(&fox, &g0, 24, 32, ClothOptions::default())?;
-    let mut collision = SkinCollision::new(&avatar, ContactThresholds::default())?;
+    let mut collision = SkinCollision::new(&avatar, FoxCape::thresholds())?;
     let mut self_collision = ClothSelfCollision::new(&cape.cloth, SelfCollisionOptions::default())?;
     println!(
         "Fox Loop x2: {} triangles, {} boxes; cape: {} vertices, {} pinned",
@@ -165,7 +164,7 @@ fn main() -> Result<(), Box<dyn Error>> {
             }
             let count = |state| collision.states().iter().filter(|s| **s == state).count();
             canvas.draw_header(
-                "cloth_cape: XPBD cape on the running Fox, box collision stage, self-collision",
+                "cloth_cape: XPBD cape on the running Fox",
                 &format!(
                     "{} skin triangles; {} cloth vertices: {} in no box, {} in a box only, {} in contact; {} repositioned, {} crossing cape pairs this step",
                     mesh.triangle_count(),

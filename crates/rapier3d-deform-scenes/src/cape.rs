@@ -8,12 +8,13 @@
 //! * **Cape.** [`FoxCape`]: `across × along` vertices over [`CAPE_WIDTH`] × [`CAPE_LENGTH`],
 //!   from the shoulders ([`CAPE_FRONT`]) back towards the tail, laid [`CAPE_CLEARANCE`] above the
 //!   posed skin (a vertical ray per vertex; beyond the flanks the cloth slopes down at 45°). The
-//!   front row is pinned; each pinned vertex is carried by the skin weights of its nearest skin
-//!   vertex ([`PinCarriers`]).
+//!   two front rows are pinned; each pinned vertex is carried by the skin weights of its nearest
+//!   skin vertex ([`PinCarriers`]). The cape rubs on the fur ([`FoxCape::thresholds`]:
+//!   [`CAPE_FRICTION`]).
 
 use crate::fox::SubdividedFox;
 use crate::garment::PinCarriers;
-use rapier3d_deform::cloth::{Cloth, ClothOptions};
+use rapier3d_deform::cloth::{Cloth, ClothOptions, ContactThresholds};
 use rapier3d_deform::error::Result;
 use rapier3d_deform::governor::{Affine, ConvexWeights, GovernedDeformation, deform_vertices};
 use rapier3d_deform::io::{AnimationClip, LoadError};
@@ -23,13 +24,16 @@ use rapier3d_deform::mesh::TriangleMesh;
 /// Metres per unit of the Fox file (it is authored in centimetres).
 pub const FOX_SCALE: f32 = 0.01;
 /// Cape width across the back (m).
-pub const CAPE_WIDTH: f32 = 0.36;
+pub const CAPE_WIDTH: f32 = 0.5;
 /// Cape length from the shoulders towards the tail (m).
 pub const CAPE_LENGTH: f32 = 0.6;
 /// `z` of the pinned front edge (m): over the shoulders.
 pub const CAPE_FRONT: f32 = 0.38;
 /// Height of the cape above the skin at the start (m).
 pub const CAPE_CLEARANCE: f32 = 0.02;
+/// Friction of the cape against the fur: without it the cape slides off the galloping Fox's
+/// narrow, rounded back within a second.
+pub const CAPE_FRICTION: f32 = 0.6;
 
 /// The Fox in metres, running.
 pub struct RunningFox {
@@ -107,7 +111,7 @@ impl RunningFox {
 pub struct FoxCape {
     /// The cloth (world space, laid over the Fox posed at time 0).
     pub cloth: Cloth,
-    /// What carries the pinned front row (in [`Cloth::pinned`] order).
+    /// What carries the pinned front rows (in [`Cloth::pinned`] order).
     pub carriers: PinCarriers,
 }
 
@@ -190,7 +194,7 @@ impl FoxCape {
                 cloth_triangles.push([a as u32, b as u32, d as u32]);
             }
         }
-        let pinned: Vec<u32> = (0..across as u32).collect();
+        let pinned: Vec<u32> = (0..2 * across as u32).collect();
         let cloth = Cloth::new(positions.clone(), cloth_triangles, &pinned, options)?;
         let pins: Vec<Vec3> = cloth
             .pinned()
@@ -201,7 +205,15 @@ impl FoxCape {
         Ok(Self { cloth, carriers })
     }
 
-    /// Where the pinned front row is under the skin matrices `governors`.
+    /// The collision stage's thresholds for the cape: the defaults with [`CAPE_FRICTION`].
+    pub fn thresholds() -> ContactThresholds {
+        ContactThresholds {
+            friction: CAPE_FRICTION,
+            ..ContactThresholds::default()
+        }
+    }
+
+    /// Where the pinned front rows are under the skin matrices `governors`.
     pub fn pin_targets(&self, fox: &RunningFox, governors: &[Affine]) -> Vec<Vec3> {
         self.carriers.targets(fox.weights(), governors)
     }

@@ -36,6 +36,7 @@ fn build(level: u32) -> Garment {
         carriers: cape.carriers,
         governors_at: Box::new(move |t| fox.governors_at(t).unwrap_or_else(|e| panic!("{e}"))),
         avatar_options: AVATAR_OPTIONS,
+        thresholds: FoxCape::thresholds(),
     }
 }
 

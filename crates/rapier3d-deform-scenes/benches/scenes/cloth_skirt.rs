@@ -10,7 +10,7 @@
 use super::garment::{self, Garment, Labels};
 use super::runner::{RunOptions, SceneReport};
 use rapier3d_deform::avatar::AvatarOptions;
-use rapier3d_deform::cloth::ClothOptions;
+use rapier3d_deform::cloth::{ClothOptions, ContactThresholds};
 use rapier3d_deform::governor::GovernedDeformation;
 use rapier3d_deform_scenes::skirt::{SkirtCloth, WalkingFigure};
 
@@ -38,6 +38,7 @@ fn build(level: u32) -> Garment {
         carriers: skirt.carriers,
         governors_at: Box::new(move |t| figure.governors_at(t).unwrap_or_else(|e| panic!("{e}"))),
         avatar_options: AVATAR_OPTIONS,
+        thresholds: ContactThresholds::default(),
     }
 }
 

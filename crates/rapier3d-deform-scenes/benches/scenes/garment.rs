@@ -63,6 +63,8 @@ pub struct Garment {
     pub governors_at: Box<dyn FnMut(f32) -> Vec<Affine>>,
     /// The avatar's box and cell options.
     pub avatar_options: AvatarOptions,
+    /// The collision stage's thresholds.
+    pub thresholds: ContactThresholds,
 }
 
 /// What a scene's report calls things.
@@ -158,6 +160,7 @@ fn measure(garment: Garment, frames: usize) -> Level {
         carriers,
         mut governors_at,
         avatar_options,
+        thresholds,
     } = garment;
     let mut worn = Worn { cloth, carriers };
     let triangles = mesh.triangles().to_vec();
@@ -168,7 +171,6 @@ fn measure(garment: Garment, frames: usize) -> Level {
             .unwrap_or_else(|e| panic!("{e}")),
     );
     let g0 = governors_at(0.0);
-    let thresholds = ContactThresholds::default();
     let radius = thresholds.outside;
     let mut collision = SkinCollision::new(&avatar, thresholds).unwrap_or_else(|e| panic!("{e}"));
     let mut self_collision = ClothSelfCollision::new(&worn.cloth, SelfCollisionOptions::default())

@@ -239,6 +239,8 @@ fn bad_self_collision_input_is_named() {
         Err(DeformError::InvalidParameter { name: "dt", .. })
     ));
     // The good cloth still steps.
-    cloth.step_with_self_collision(1.0 / 60.0, &mut stage).unwrap();
+    cloth
+        .step_with_self_collision(1.0 / 60.0, &mut stage)
+        .unwrap();
     assert!(cloth.positions().iter().all(|x| x.is_finite()));
 }

@@ -3,8 +3,7 @@
 use super::oracle;
 use rapier3d_deform::avatar::{AvatarBoxes, AvatarOptions};
 use rapier3d_deform::cloth::{
-    ClothOptions, ClothSelfCollision, ContactThresholds, SelfCollisionOptions, SkinCollision,
-    VertexState,
+    ClothOptions, ClothSelfCollision, SelfCollisionOptions, SkinCollision, VertexState,
 };
 use rapier3d_deform::governor::deform_vertices;
 use rapier3d_deform::validation::self_collisions_brute_force;
@@ -19,7 +18,7 @@ fn cape_contacts_equal_brute_force_and_no_vertex_ends_inside_the_fox() {
     let avatar = AvatarBoxes::build(fox.mesh(), &rest, &weights, AvatarOptions::default()).unwrap();
     let g0 = fox.governors_at(0.0).unwrap();
     let mut cape = FoxCape::new(&fox, &g0, 24, 32, ClothOptions::default()).unwrap();
-    let thresholds = ContactThresholds::default();
+    let thresholds = FoxCape::thresholds();
     let mut collision = SkinCollision::new(&avatar, thresholds).unwrap();
     let mut self_collision =
         ClothSelfCollision::new(&cape.cloth, SelfCollisionOptions::default()).unwrap();
