@@ -66,10 +66,12 @@ pub struct ClothSelfCollisionStats {
 ///   still prunes every patch whose normal cone is non-empty and whose contour is simple
 ///   (Schvartzman et al. 2009 §4, conservative mode), which is what a garment mostly is.
 /// * **Proximity (inside the substeps).** At the start of each substep every vertex is paired
-///   with the triangles not holding it whose boxes come within the thickness plus the distance
+///   with the triangles farther than twice the thickness from it in the rest shape (nearer ones
+///   are its neighbours on the surface, kept apart by the stretch constraints) whose boxes come
+///   within the thickness plus the distance
 ///   the two can travel towards each other in the substep (1.5 × each one's speed relative to
-///   the cloth's mean velocity times the substep, plus gravity's `g h²`; a sort-and-sweep along
-///   the axis of largest extent); the substep then projects, for each pair,
+///   the cloth's mean velocity times the substep, plus gravity's `g h²`; a grid of cells about
+///   an edge long); the substep then projects, for each pair,
 ///   `C = (x − Σ βᵢ xᵢ) · n − thickness ≥ 0` with `n` the unit direction from the triangle's
 ///   closest point `Σ βᵢ xᵢ` to the vertex (the triangle's normal on the side the vertex
 ///   started on when they touch), masses weighting the corrections (XPBD with zero
@@ -103,8 +105,18 @@ pub struct ClothSelfCollision {
     contacts: Vec<(u32, u32, f32)>,
     /// Per vertex, how far it may move in the step (m).
     reach: Vec<f32>,
-    /// Vertices by `x`.
-    order: Vec<u32>,
+    /// The substep's grid: per cell (CSR) the vertices listed in it.
+    cell_start: Vec<u32>,
+    cell_fill: Vec<u32>,
+    cell_items: Vec<u32>,
+    /// Per vertex, the last triangle that tested it.
+    stamp: Vec<u32>,
+    /// Mean rest edge length (the grid's cell size, at least twice the thickness).
+    mean_edge: f32,
+    /// Per triangle (CSR), the vertices within twice the thickness of it in the rest shape:
+    /// neighbours on the surface, kept apart by the stretch constraints, not paired.
+    near_start: Vec<u32>,
+    near: Vec<u32>,
     /// Per vertex, reverted this step.
     reverted: Vec<bool>,
     /// The vertices reverted by the last [`Self::resolve`].
@@ -120,7 +132,8 @@ impl ClothSelfCollision {
     /// [`BnTree::build_with`] rejects.
     ///
     /// # Performance
-    /// O(T log T) to build the tree of T triangles.
+    /// O(T log T) to build the tree of T triangles, plus a sweep over the rest shape for each
+    /// vertex's neighbours within twice the thickness.
     pub fn new(cloth: &Cloth, options: SelfCollisionOptions) -> Result<Self> {
         if !(options.thickness.is_finite() && options.thickness > 0.0) {
             return Err(DeformError::InvalidParameter {
@@ -136,6 +149,18 @@ impl ClothSelfCollision {
         let tree = BnTree::build_with(mesh, &rest, &weights, BnTreeOptions::SELF_COLLISION)?
             .with_point_governors(rest)?;
         let query = SelfCollisionQuery::new(&tree);
+        let (near_start, near) = rest_neighbours(mesh, 2.0 * options.thickness);
+        let mut edge_sum = 0f64;
+        for tri in mesh.triangles() {
+            for e in 0..3 {
+                edge_sum += f64::from(
+                    (mesh.positions()[tri[e] as usize]
+                        - mesh.positions()[tri[(e + 1) % 3] as usize])
+                        .length(),
+                );
+            }
+        }
+        let mean_edge = (edge_sum / (3 * mesh.triangle_count()).max(1) as f64) as f32;
         Ok(Self {
             options,
             tree,
@@ -146,9 +171,15 @@ impl ClothSelfCollision {
             current: Vec::new(),
             contacts: Vec::new(),
             reach: Vec::with_capacity(n),
-            order: Vec::with_capacity(n),
+            cell_start: Vec::new(),
+            cell_fill: Vec::new(),
+            cell_items: Vec::new(),
+            stamp: Vec::new(),
+            mean_edge,
             reverted: vec![false; n],
             reverted_list: Vec::new(),
+            near_start,
+            near,
             stats: ClothSelfCollisionStats::default(),
         })
     }
@@ -306,24 +337,73 @@ impl ClothSelfCollision {
             let r = 1.5 * h * (*v - mean).length() + h * h * g;
             if r.is_finite() { r } else { 0.0 }
         }));
-        // Sweep along the axis of largest extent.
+        // A dense grid of cells about an edge long (larger if the cloth is spread so far that
+        // there would be more than 8 cells per vertex): each vertex is listed in the cells its
+        // reach covers, each triangle reads the cells its inflated box covers.
         let (lo, hi) = x.iter().fold(
             (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
             |(l, u), p| (l.min(*p), u.max(*p)),
         );
-        let extent = hi - lo;
-        let axis = if extent.x >= extent.y && extent.x >= extent.z {
-            0
-        } else if extent.y >= extent.z {
-            1
-        } else {
-            2
+        let mut cell = (2.0 * th).max(self.mean_edge);
+        let limit = 8 * x.len() + 1024;
+        let dims = loop {
+            let d = ((hi - lo) / cell).floor() + Vec3::ONE;
+            if !d.is_finite() {
+                return;
+            }
+            if (d.x as f64) * (d.y as f64) * (d.z as f64) <= limit as f64 {
+                break [d.x as usize, d.y as usize, d.z as usize];
+            }
+            cell *= 1.26;
         };
-        self.order.clear();
-        self.order.extend(0..x.len() as u32);
-        self.order
-            .sort_unstable_by(|&a, &b| x[a as usize][axis].total_cmp(&x[b as usize][axis]));
-        let reach_max = self.reach.iter().copied().fold(0f32, f32::max);
+        // A vertex faster than two cells per substep is paired within two cells: the grid stays
+        // O(V), and what the proximity constraints miss the crossing stage catches.
+        for r in &mut self.reach {
+            *r = r.min(2.0 * cell);
+        }
+        let coords = |p: Vec3| -> [usize; 3] {
+            let q = ((p - lo) / cell).floor().max(Vec3::ZERO);
+            [
+                (q.x as usize).min(dims[0] - 1),
+                (q.y as usize).min(dims[1] - 1),
+                (q.z as usize).min(dims[2] - 1),
+            ]
+        };
+        let index = |i: usize, j: usize, k: usize| (i * dims[1] + j) * dims[2] + k;
+        let cells = dims[0] * dims[1] * dims[2];
+        // Counting sort of (cell, vertex) entries.
+        self.cell_start.clear();
+        self.cell_start.resize(cells + 1, 0);
+        for pass in 0..2 {
+            for (v, p) in x.iter().enumerate() {
+                let rv = self.reach[v];
+                let (a, b) = (coords(*p - Vec3::splat(rv)), coords(*p + Vec3::splat(rv)));
+                for i in a[0]..=b[0] {
+                    for j in a[1]..=b[1] {
+                        for k in a[2]..=b[2] {
+                            let c = index(i, j, k);
+                            if pass == 0 {
+                                self.cell_start[c + 1] += 1;
+                            } else {
+                                self.cell_items[self.cell_fill[c] as usize] = v as u32;
+                                self.cell_fill[c] += 1;
+                            }
+                        }
+                    }
+                }
+            }
+            if pass == 0 {
+                for c in 0..cells {
+                    self.cell_start[c + 1] += self.cell_start[c];
+                }
+                self.cell_items.clear();
+                self.cell_items.resize(self.cell_start[cells] as usize, 0);
+                self.cell_fill.clear();
+                self.cell_fill.extend_from_slice(&self.cell_start[..cells]);
+            }
+        }
+        self.stamp.clear();
+        self.stamp.resize(x.len(), u32::MAX);
         self.contacts.clear();
         for (t, tri) in cloth.mesh.triangles().iter().enumerate() {
             let [a, b, c] = tri.map(|v| x[v as usize]);
@@ -332,34 +412,51 @@ impl ClothSelfCollision {
                 .map(|&v| self.reach[v as usize])
                 .fold(0f32, f32::max)
                 + th;
-            let (lo, hi) = (
+            let (tlo, thi) = (
                 a.min(b).min(c) - Vec3::splat(r),
                 a.max(b).max(c) + Vec3::splat(r),
             );
-            let first_in = self
-                .order
-                .partition_point(|&v| x[v as usize][axis] < lo[axis] - reach_max);
-            for &v in &self.order[first_in..] {
-                let p = x[v as usize];
-                if p[axis] > hi[axis] + reach_max {
-                    break;
-                }
-                if tri.contains(&v) {
-                    continue;
-                }
-                let rv = self.reach[v as usize];
-                if (lo - Vec3::splat(rv)).cmple(p).all() && p.cmple(hi + Vec3::splat(rv)).all() {
-                    let (q, _) = closest_on_triangle(p, a, b, c);
-                    if (p - q).length() > r + rv {
-                        continue;
+            let (ca, cb) = (coords(tlo), coords(thi));
+            // The triangle's rest neighbours count as already seen.
+            let (n0, n1) = (self.near_start[t] as usize, self.near_start[t + 1] as usize);
+            for &v in &self.near[n0..n1] {
+                self.stamp[v as usize] = t as u32;
+            }
+            for i in ca[0]..=cb[0] {
+                for j in ca[1]..=cb[1] {
+                    for k in ca[2]..=cb[2] {
+                        let cc = index(i, j, k);
+                        let (e0, e1) = (
+                            self.cell_start[cc] as usize,
+                            self.cell_start[cc + 1] as usize,
+                        );
+                        for e in e0..e1 {
+                            let v = self.cell_items[e];
+                            if self.stamp[v as usize] == t as u32 {
+                                continue;
+                            }
+                            self.stamp[v as usize] = t as u32;
+                            let p = x[v as usize];
+                            let rv = self.reach[v as usize];
+                            if !((tlo - Vec3::splat(rv)).cmple(p).all()
+                                && p.cmple(thi + Vec3::splat(rv)).all())
+                            {
+                                continue;
+                            }
+                            let (q, _) = closest_on_triangle(p, a, b, c);
+                            if (p - q).length() > r + rv {
+                                continue;
+                            }
+
+                            let normal = (b - a).cross(c - a);
+                            let side = if (p - q).dot(normal) >= 0.0 {
+                                1.0
+                            } else {
+                                -1.0
+                            };
+                            self.contacts.push((v, t as u32, side));
+                        }
                     }
-                    let normal = (b - a).cross(c - a);
-                    let side = if (p - q).dot(normal) >= 0.0 {
-                        1.0
-                    } else {
-                        -1.0
-                    };
-                    self.contacts.push((v, t as u32, side));
                 }
             }
         }
@@ -407,6 +504,46 @@ impl ClothSelfCollision {
             self.stats.proximity_projections += 1;
         }
     }
+}
+
+/// Per triangle of `mesh` (CSR offsets, then vertex ids), the vertices within `radius` of it in
+/// the rest shape, its own corners among them.
+fn rest_neighbours(mesh: &crate::mesh::TriangleMesh, radius: f32) -> (Vec<u32>, Vec<u32>) {
+    let x = mesh.positions();
+    let mut order: Vec<u32> = (0..x.len() as u32).collect();
+    order.sort_unstable_by(|&a, &b| x[a as usize].x.total_cmp(&x[b as usize].x));
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    for (t, tri) in mesh.triangles().iter().enumerate() {
+        let [a, b, c] = tri.map(|v| x[v as usize]);
+        let (lo, hi) = (
+            a.min(b).min(c) - Vec3::splat(radius),
+            a.max(b).max(c) + Vec3::splat(radius),
+        );
+        let first = order.partition_point(|&v| x[v as usize].x < lo.x);
+        for &v in &order[first..] {
+            let p = x[v as usize];
+            if p.x > hi.x {
+                break;
+            }
+            if tri.contains(&v)
+                || (lo.cmple(p).all()
+                    && p.cmple(hi).all()
+                    && (closest_on_triangle(p, a, b, c).0 - p).length() <= radius)
+            {
+                pairs.push((t as u32, v));
+            }
+        }
+    }
+    pairs.sort_unstable();
+    let count = mesh.triangle_count();
+    let mut start = vec![0u32; count + 1];
+    for &(t, _) in &pairs {
+        start[t as usize + 1] += 1;
+    }
+    for t in 0..count {
+        start[t + 1] += start[t];
+    }
+    (start, pairs.into_iter().map(|(_, v)| v).collect())
 }
 
 /// The point of triangle `(a, b, c)` nearest to `p` and its barycentric coordinates (Ericson,
