@@ -27,7 +27,7 @@
 //!   [`crate::avatar::AvatarQuery::closest`] (conservative boxes, slab cells, closest triangle)
 //!   and its three thresholds OUTSIDE / ON SURFACE / INSIDE (§4.4): feedback acceleration
 //!   `gain · (outside − d)` along the normal, repositioning to the cloth thickness outside
-//!   the skin.
+//!   the skin, Coulomb friction on request ([`ContactThresholds::friction`]).
 //! * [`ClothSelfCollision`] — the garment against itself: vertex–triangle proximity constraints
 //!   at the cloth's thickness inside the substeps ([`Cloth::step_with_self_collision`]), and
 //!   after the skin stage the crossing triangle pairs found by a BN-Tree whose governors are the
