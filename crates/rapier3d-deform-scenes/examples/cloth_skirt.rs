@@ -5,15 +5,20 @@
 //! ```
 //!
 //! The figure (Loop ×2, 4,096 triangles) walks in place; the 64 × 24 skirt is pinned at the
-//! waist and stepped at 60 Hz ([`Cloth::step`], then [`SkinCollision::resolve`]). Two views per
-//! picture (front, side). The summary reports contacts, repositioned vertices, continuous hits
-//! and the per-frame cost of the cloth step and the collision stage.
+//! waist and stepped at 60 Hz ([`rapier3d_deform::cloth::Cloth::step_with_self_collision`], then
+//! [`SkinCollision::resolve`], then the skirt's own self-collision, [`ClothSelfCollision::resolve`]
+//! and [`SkinCollision::push_out`] of the vertices it reverted). Two views per picture (front,
+//! side). The summary reports contacts, repositioned vertices, continuous hits, the skirt's
+//! crossing pairs and the per-frame cost of each stage.
 
 use std::error::Error;
 use std::time::{Duration, Instant};
 
 use rapier3d_deform::avatar::{AvatarBoxes, AvatarOptions};
-use rapier3d_deform::cloth::{ClothOptions, ContactThresholds, SkinCollision, VertexState};
+use rapier3d_deform::cloth::{
+    ClothOptions, ClothSelfCollision, ContactThresholds, SelfCollisionOptions, SkinCollision,
+    VertexState,
+};
 use rapier3d_deform::governor::{GovernedDeformation, deform_vertices};
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform_scenes::render::{
@@ -46,6 +51,8 @@ fn main() -> Result<(), Box<dyn Error>> {
     let g0 = figure.governors_at(0.0)?;
     let mut skirt = SkirtCloth::new(&figure, &g0, 64, 24, ClothOptions::default())?;
     let mut collision = SkinCollision::new(&avatar, ContactThresholds::default())?;
+    let mut self_collision =
+        ClothSelfCollision::new(&skirt.cloth, SelfCollisionOptions::default())?;
     println!(
         "RiggedFigure Loop x2: {} triangles, {} boxes; skirt: {} vertices, {} pinned",
         mesh.triangle_count(),
@@ -91,8 +98,10 @@ fn main() -> Result<(), Box<dyn Error>> {
     ];
     clear_outputs(OUT, &["png"])?;
     let mut written = WrittenFiles::new();
-    let (mut cloth_time, mut stage_time) = (Duration::ZERO, Duration::ZERO);
+    let (mut cloth_time, mut stage_time, mut self_time) =
+        (Duration::ZERO, Duration::ZERO, Duration::ZERO);
     let (mut contacts, mut repositioned, mut continuous) = (0usize, 0usize, 0usize);
+    let (mut crossing, mut reverted) = (0usize, 0usize);
     let mut previous = g0;
     for step in 1..=steps {
         let t = step as f32 * DT;
@@ -100,12 +109,20 @@ fn main() -> Result<(), Box<dyn Error>> {
         let targets = skirt.pin_targets(&figure, &g);
         let t0 = Instant::now();
         skirt.cloth.set_pin_targets(&targets)?;
-        skirt.cloth.step(DT)?;
+        skirt
+            .cloth
+            .step_with_self_collision(DT, &mut self_collision)?;
         let t1 = Instant::now();
         collision.resolve(&mut skirt.cloth, &avatar, &previous, &g, DT)?;
         let t2 = Instant::now();
+        let self_stats = self_collision.resolve(&mut skirt.cloth)?;
+        collision.push_out(&mut skirt.cloth, &avatar, self_collision.reverted(), DT)?;
+        let t3 = Instant::now();
         cloth_time += t1 - t0;
         stage_time += t2 - t1;
+        self_time += t3 - t2;
+        crossing += self_stats.crossing_pairs;
+        reverted += self_stats.reverted;
         let s = collision.stats();
         contacts += s.contacts;
         repositioned += s.repositioned;
@@ -151,13 +168,14 @@ fn main() -> Result<(), Box<dyn Error>> {
             canvas.draw_header(
                 "cloth_skirt: XPBD skirt, per-bone box collision stage",
                 &format!(
-                    "{} skin triangles; {} cloth vertices: {} in no box, {} in a box only, {} in contact; {} repositioned this step",
+                    "{} skin triangles; {} cloth vertices: {} in no box, {} in a box only, {} in contact; {} repositioned, {} crossing skirt pairs this step",
                     mesh.triangle_count(),
                     skirt.cloth.positions().len(),
                     count(VertexState::NoBox),
                     count(VertexState::BoxOnly),
                     count(VertexState::Contact),
-                    s.repositioned
+                    s.repositioned,
+                    self_stats.crossing_pairs
                 ),
                 &format!("t = {t:.2} s · step {step}/{steps}"),
             );
@@ -178,9 +196,13 @@ fn main() -> Result<(), Box<dyn Error>> {
         repositioned as f64 / steps.max(1) as f64
     );
     println!(
-        "  per step: cloth {:.2?}, collision stage {:.2?}",
+        "  skirt crossing pairs found in all: {crossing}; vertices reverted in all: {reverted}"
+    );
+    println!(
+        "  per step: cloth (with proximity constraints) {:.2?}, collision stage {:.2?}, self-collision stage {:.2?}",
         cloth_time / n,
-        stage_time / n
+        stage_time / n,
+        self_time / n
     );
     println!();
     written.print_summary();
