@@ -13,27 +13,21 @@
 //! garment's crossing pairs and the per-frame cost of each stage.
 
 use std::error::Error;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rapier3d_deform::avatar::{AvatarBoxes, AvatarOptions};
-use rapier3d_deform::cloth::{
-    ClothOptions, ClothSelfCollision, SelfCollisionOptions, SkinCollision, VertexState,
-};
+use rapier3d_deform::cloth::{ClothOptions, SelfCollisionOptions, VertexState};
 use rapier3d_deform::governor::deform_vertices;
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform_scenes::cape::{FoxCape, RunningFox};
+use rapier3d_deform_scenes::garment::{self, GarmentStages};
 use rapier3d_deform_scenes::render::{
-    Camera, Canvas, Corner, Legend, LegendEntry, MeshColours, Rgb, Shading, WrittenFiles,
-    clear_outputs, frame_file_name,
+    Camera, Canvas, Corner, WrittenFiles, clear_outputs, frame_file_name,
 };
 
 const DT: f32 = 1.0 / 60.0;
 const PICTURE_EVERY: usize = 12;
 const OUT: &str = "out/cloth_cape";
-const SKIN: Rgb = Rgb::new(0.80, 0.72, 0.62);
-const NO_BOX: Rgb = Rgb::new(0.20, 0.70, 0.25);
-const BOX_ONLY: Rgb = Rgb::new(0.20, 0.35, 0.85);
-const CONTACT: Rgb = Rgb::new(0.85, 0.15, 0.12);
 const VIEW: (usize, usize) = (640, 720);
 
 fn main() -> Result<(), Box<dyn Error>> {
@@ -50,8 +44,12 @@ fn main() -> Result<(), Box<dyn Error>> {
     let avatar = AvatarBoxes::build(&mesh, &rest, &weights, AvatarOptions::default())?;
     let g0 = fox.governors_at(0.0)?;
     let mut cape = FoxCape::new(&fox, &g0, 24, 32, ClothOptions::default())?;
-    let mut collision = SkinCollision::new(&avatar, FoxCape::thresholds())?;
-    let mut self_collision = ClothSelfCollision::new(&cape.cloth, SelfCollisionOptions::default())?;
+    let mut stages = GarmentStages::new(
+        &cape.cloth,
+        &avatar,
+        FoxCape::thresholds(),
+        SelfCollisionOptions::default(),
+    )?;
     println!(
         "Fox Loop x2: {} triangles, {} boxes; cape: {} vertices, {} pinned",
         mesh.triangle_count(),
@@ -59,14 +57,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         cape.cloth.positions().len(),
         cape.cloth.pinned().len()
     );
-    let legend = Legend::new("cloth vertices (Pelechano 2002, Fig. 20)")
-        .with(LegendEntry::swatch(NO_BOX, "in no bone box"))
-        .with(LegendEntry::swatch(
-            BOX_ONLY,
-            "in a bone box, no skin within 2 cm",
-        ))
-        .with(LegendEntry::swatch(CONTACT, "skin within 2 cm, or crossed"))
-        .with(LegendEntry::swatch(SKIN, "skin"));
+    let legend = garment::legend();
     let mut posed = Vec::new();
     deform_vertices(&rest, &weights, &g0, &mut posed);
     let (w, h) = VIEW;
@@ -106,63 +97,29 @@ fn main() -> Result<(), Box<dyn Error>> {
         let t = step as f32 * DT;
         let g = fox.governors_at(t)?;
         let targets = cape.pin_targets(&fox, &g);
-        let t0 = Instant::now();
-        cape.cloth.set_pin_targets(&targets)?;
-        cape.cloth
-            .step_with_self_collision(DT, &mut self_collision)?;
-        let t1 = Instant::now();
-        collision.resolve(&mut cape.cloth, &avatar, &previous, &g, DT)?;
-        let t2 = Instant::now();
-        let self_stats = self_collision.resolve(&mut cape.cloth)?;
-        collision.push_out(&mut cape.cloth, &avatar, self_collision.reverted(), DT)?;
-        let t3 = Instant::now();
-        cloth_time += t1 - t0;
-        stage_time += t2 - t1;
-        self_time += t3 - t2;
+        let times = stages.step(&mut cape.cloth, &avatar, &targets, &previous, &g, DT)?;
+        cloth_time += times.cloth;
+        stage_time += times.skin;
+        self_time += times.self_collision;
+        let self_stats = stages.self_collision.stats();
         crossing += self_stats.crossing_pairs;
         reverted += self_stats.reverted;
-        let s = collision.stats();
+        let s = stages.collision.stats();
         contacts += s.contacts;
         repositioned += s.repositioned;
         continuous += s.continuous_hits;
         if step % PICTURE_EVERY == 0 {
             deform_vertices(&rest, &weights, &g, &mut posed);
-            let colours: Vec<Rgb> = collision
-                .states()
-                .iter()
-                .enumerate()
-                .map(|(i, s)| {
-                    if cape.cloth.is_pinned(i) {
-                        Rgb::new(0.3, 0.3, 0.3)
-                    } else {
-                        match s {
-                            VertexState::NoBox => NO_BOX,
-                            VertexState::BoxOnly => BOX_ONLY,
-                            VertexState::Contact => CONTACT,
-                        }
-                    }
-                })
-                .collect();
-            let mut canvas = Canvas::new(2 * w, h, Rgb::WHITE)?;
-            for (k, camera) in cameras.iter().enumerate() {
-                let mut view = Canvas::new(w, h, Rgb::WHITE)?;
-                view.draw_mesh(
-                    camera,
-                    &posed,
-                    mesh.triangles(),
-                    MeshColours::Uniform(SKIN),
-                    Shading::Smooth,
-                )?;
-                view.draw_mesh(
-                    camera,
-                    cape.cloth.positions(),
-                    cape.cloth.mesh().triangles(),
-                    MeshColours::PerVertex(&colours),
-                    Shading::Flat,
-                )?;
-                canvas.blit(&view, k * w, 0);
-            }
-            let count = |state| collision.states().iter().filter(|s| **s == state).count();
+            let states = stages.collision.states();
+            let mut canvas = garment::draw_views(
+                &cameras,
+                VIEW,
+                &posed,
+                mesh.triangles(),
+                &cape.cloth,
+                states,
+            )?;
+            let count = |state| states.iter().filter(|s| **s == state).count();
             canvas.draw_header(
                 "cloth_cape: XPBD cape on the running Fox",
                 &format!(

@@ -66,7 +66,7 @@ pub struct ClothSelfCollisionStats {
 ///   still prunes every patch whose normal cone is non-empty and whose contour is simple
 ///   (Schvartzman et al. 2009 §4, conservative mode), which is what a garment mostly is.
 /// * **Proximity (inside the substeps).** At the start of each substep every vertex is paired
-///   with the triangles farther than twice the thickness from it in the rest shape (nearer ones
+///   with the triangles farther than the thickness from it in the rest shape (nearer ones
 ///   are its neighbours on the surface, kept apart by the stretch constraints) whose boxes come
 ///   within the thickness plus the distance
 ///   the two can travel towards each other in the substep (1.5 × each one's speed relative to
@@ -113,7 +113,7 @@ pub struct ClothSelfCollision {
     stamp: Vec<u32>,
     /// Mean rest edge length (the grid's cell size, at least twice the thickness).
     mean_edge: f32,
-    /// Per triangle (CSR), the vertices within twice the thickness of it in the rest shape:
+    /// Per triangle (CSR), the vertices within the thickness of it in the rest shape:
     /// neighbours on the surface, kept apart by the stretch constraints, not paired.
     near_start: Vec<u32>,
     near: Vec<u32>,
@@ -133,7 +133,7 @@ impl ClothSelfCollision {
     ///
     /// # Performance
     /// O(T log T) to build the tree of T triangles, plus a sweep over the rest shape for each
-    /// vertex's neighbours within twice the thickness.
+    /// vertex's neighbours within the thickness.
     pub fn new(cloth: &Cloth, options: SelfCollisionOptions) -> Result<Self> {
         if !(options.thickness.is_finite() && options.thickness > 0.0) {
             return Err(DeformError::InvalidParameter {
@@ -149,7 +149,7 @@ impl ClothSelfCollision {
         let tree = BnTree::build_with(mesh, &rest, &weights, BnTreeOptions::SELF_COLLISION)?
             .with_point_governors(rest)?;
         let query = SelfCollisionQuery::new(&tree);
-        let (near_start, near) = rest_neighbours(mesh, 2.0 * options.thickness);
+        let (near_start, near) = rest_neighbours(mesh, options.thickness);
         let mut edge_sum = 0f64;
         for tri in mesh.triangles() {
             for e in 0..3 {
