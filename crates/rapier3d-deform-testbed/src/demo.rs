@@ -133,12 +133,12 @@ pub struct DrawnMesh {
     source: Source,
 }
 
-/// The scene behind a [`Demo`].
+/// The scene behind a [`Demo`] (boxed: the scenes are large and of different sizes).
 #[derive(Debug)]
 enum Scene {
-    Crash(CrashScene),
-    Characters(CharacterScene),
-    Cat(CatScene),
+    Crash(Box<CrashScene>),
+    Characters(Box<CharacterScene>),
+    Cat(Box<CatScene>),
 }
 
 /// A built scene: its world, the crate's per-step updates, what the viewer draws.
@@ -229,7 +229,7 @@ impl Demo {
                         source: Source::Plastic(h),
                     });
                 }
-                Scene::Crash(scene)
+                Scene::Crash(Box::new(scene))
             }
             SceneId::SkinnedCharacter => {
                 let scene = CharacterScene::build(4.0)?;
@@ -247,7 +247,7 @@ impl Demo {
                     colour: [0.55, 0.45, 0.85],
                     source: Source::Figure,
                 });
-                Scene::Characters(scene)
+                Scene::Characters(Box::new(scene))
             }
             SceneId::SelfCollision => {
                 let scene = CatScene::build(options.cat)?;
@@ -258,7 +258,7 @@ impl Demo {
                     colour: [0.93, 0.58, 0.26],
                     source: Source::Cat,
                 });
-                Scene::Cat(scene)
+                Scene::Cat(Box::new(scene))
             }
         };
         Ok(Self {
@@ -310,7 +310,7 @@ impl Demo {
     /// O(1).
     pub fn crash_scene(&mut self) -> Option<&mut CrashScene> {
         match &mut self.scene {
-            Scene::Crash(s) => Some(s),
+            Scene::Crash(s) => Some(&mut **s),
             _ => None,
         }
     }
@@ -321,7 +321,7 @@ impl Demo {
     /// O(1).
     pub fn character_scene(&self) -> Option<&CharacterScene> {
         match &self.scene {
-            Scene::Characters(s) => Some(s),
+            Scene::Characters(s) => Some(&**s),
             _ => None,
         }
     }
@@ -332,7 +332,7 @@ impl Demo {
     /// O(1).
     pub fn cat_scene(&self) -> Option<&CatScene> {
         match &self.scene {
-            Scene::Cat(s) => Some(s),
+            Scene::Cat(s) => Some(&**s),
             _ => None,
         }
     }
@@ -484,11 +484,11 @@ impl Demo {
     /// O(1).
     pub fn camera(&self) -> (Vec3, Vec3) {
         match self.id {
-            SceneId::CarCrash => (Vec3::new(-45.0, 35.0, 45.0), Vec3::new(-10.0, 0.0, 0.0)),
+            SceneId::CarCrash => (Vec3::new(-24.0, 17.0, 26.0), Vec3::new(0.0, 0.0, 0.0)),
             SceneId::BarrelDrop => (Vec3::new(6.0, 5.0, 7.0), Vec3::new(0.0, 1.0, 0.0)),
-            SceneId::SkinnedCharacter => (Vec3::new(-2.5, 1.8, -1.5), Vec3::new(0.5, 0.3, 1.2)),
+            SceneId::SkinnedCharacter => (Vec3::new(-2.2, 1.5, -0.6), Vec3::new(0.5, 0.3, 1.3)),
             SceneId::SelfCollision => (Vec3::new(-0.6, 0.45, 0.9), Vec3::new(0.0, 0.18, 0.0)),
-            SceneId::CrashMany => (Vec3::new(-30.0, 30.0, 40.0), Vec3::ZERO),
+            SceneId::CrashMany => (Vec3::new(-24.0, 22.0, 30.0), Vec3::ZERO),
         }
     }
 }

@@ -1,9 +1,9 @@
 //! The viewer: every scene of [`rapier3d_deform_testbed::SceneId`] in Rapier's testbed window, stepped with the crate's updates, its deformable meshes drawn shaded and rewritten every frame.
 //!
 //! `cargo run --release -p rapier3d-deform-testbed` opens the window (pick a scene in the
-//! panel; T runs or pauses, S steps once, R restarts). `-- --screenshots <dir>` instead runs
-//! every scene for a while, writes `<dir>/<scene>.png` and exits (what
-//! `scripts/screenshots.sh` runs under Xvfb).
+//! panel; T runs or pauses, S steps once, R restarts). `-- --screenshots <dir>` instead steps
+//! every scene to its moment of interest ([`screenshot_time`]), draws it, writes
+//! `<dir>/<scene>.png` and exits (what `scripts/screenshots.sh` runs under Xvfb).
 
 mod draw;
 
@@ -24,8 +24,21 @@ const GROUP: &str = "rapier3d-deform";
 const PROXY_SPHERES: &str = "proxy spheres (collider)";
 /// Setting: draw the self-colliding triangle pairs in red.
 const PAIRS: &str = "self-collision pairs (red)";
-/// Frames each scene runs before its screenshot.
-const SCREENSHOT_FRAMES: usize = 90;
+/// Frames drawn before a screenshot is taken (the testbed creates its collider nodes on the
+/// first).
+const SCREENSHOT_FRAMES: usize = 3;
+
+/// The scene time a screenshot shows (s): just after the impacts, the barrels landed, the
+/// characters halfway, the cat tucked in its leap.
+fn screenshot_time(id: SceneId) -> f32 {
+    match id {
+        SceneId::CarCrash => 1.1,
+        SceneId::BarrelDrop => 1.5,
+        SceneId::SkinnedCharacter => 2.0,
+        SceneId::SelfCollision => 1.88,
+        SceneId::CrashMany => 0.5,
+    }
+}
 
 type SceneFn =
     for<'a> fn(&'a mut TestbedViewer) -> Pin<Box<dyn Future<Output = Result<(), String>> + 'a>>;
@@ -91,7 +104,8 @@ async fn main() {
 }
 
 /// Builds scene `id`, registers its world with the viewer and runs it until the viewer asks for
-/// another scene (or, with `screenshot`, for [`SCREENSHOT_FRAMES`] frames, then writes the PNG).
+/// another scene (or, with `screenshot`, steps it to [`screenshot_time`], draws
+/// [`SCREENSHOT_FRAMES`] frames and writes the PNG).
 async fn run(
     viewer: &mut TestbedViewer,
     id: SceneId,
@@ -123,6 +137,13 @@ async fn run_scene(
         mesh_wireframe: MeshWireframe::Off,
         ..DeformDebugRenderOptions::default()
     });
+    if screenshot.is_some() {
+        let dt = demo.world().integration_parameters.dt;
+        let steps = (screenshot_time(id) / dt).round() as usize;
+        for _ in 0..steps {
+            demo.step()?;
+        }
+    }
     let mut frames = 0usize;
     while viewer.render_frame(demo.world_mut()).await {
         if let Some(path) = &screenshot
@@ -131,7 +152,7 @@ async fn run_scene(
             draw::save_png(viewer.window(), path)?;
             break;
         }
-        if screenshot.is_some() || viewer.simulating() {
+        if screenshot.is_none() && viewer.simulating() {
             for _ in 0..id.steps_per_frame() {
                 demo.step()?;
             }
