@@ -487,7 +487,7 @@ impl Demo {
             SceneId::CarCrash => (Vec3::new(-24.0, 17.0, 26.0), Vec3::new(0.0, 0.0, 0.0)),
             SceneId::BarrelDrop => (Vec3::new(6.0, 5.0, 7.0), Vec3::new(0.0, 1.0, 0.0)),
             SceneId::SkinnedCharacter => (Vec3::new(-2.2, 1.5, -0.6), Vec3::new(0.5, 0.3, 1.3)),
-            SceneId::SelfCollision => (Vec3::new(-0.6, 0.45, 0.9), Vec3::new(0.0, 0.18, 0.0)),
+            SceneId::SelfCollision => (Vec3::new(-1.0, 0.7, 1.4), Vec3::new(0.1, 0.2, 0.0)),
             SceneId::CrashMany => (Vec3::new(-24.0, 22.0, 30.0), Vec3::ZERO),
         }
     }
