@@ -388,7 +388,7 @@ impl Demo {
                     ("pose (O(bones))", ms(step.pose)),
                     ("Rapier step", ms(step.step)),
                     ("self-collision query", ms(step.self_collisions)),
-                    ("Fox nodes refit", refits.to_string()),
+                    ("Fox collider nodes refit", refits.to_string()),
                     ("Fox self-colliding pairs", step.pairs.to_string()),
                     ("balls pushed (normal velocity)", step.pushed.to_string()),
                 ]);
@@ -402,7 +402,7 @@ impl Demo {
                     ("pose (O(bones))", ms(step.pose)),
                     ("Rapier step", ms(step.step)),
                     ("self-collision query", ms(step.self_collisions)),
-                    ("nodes refit (contacts)", refits.to_string()),
+                    ("collider nodes refit", refits.to_string()),
                     ("query: tasks", query.tasks.to_string()),
                     (
                         "query: pruned by normals",
