@@ -37,7 +37,7 @@ pub const FIGURE_CLIP: &str = "walk";
 pub struct CharacterScene {
     /// The Rapier world (`dt` = [`DT`], the crate's narrow phase).
     pub world: PhysicsWorld,
-    /// The Fox (self-collisions on, conservative culling; solid contacts).
+    /// The Fox (self-collisions on, conservative culling; swept contacts).
     pub fox: SkinnedCollider,
     /// Its rest mesh in the collider's frame before scaling (triangles for drawing).
     pub fox_mesh: TriangleMesh,
