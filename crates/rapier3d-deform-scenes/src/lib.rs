@@ -3,6 +3,7 @@
 //! | module | what it holds |
 //! |---|---|
 //! | [`cat`], [`cloth`], [`teddy`], [`fox`] | the self-collision scenes of the BN-Tree paper (procedural cat, hanging cloth, point-based teddy) and the Khronos Fox |
+//! | [`characters`] | the Fox and Kenney's platformer character walking through falling balls (skinned colliders, surface velocities) |
 //! | [`car`], [`barrel`], [`crash`] | plastic car and barrel assets with damage examples, the crash and barrel-drop layouts |
 //! | [`primitives`] | the closed box shared by examples, tests and the API harness |
 //! | [`sdf_mesh`] | signed distance fields from smooth unions, meshed by surface nets |
@@ -21,6 +22,7 @@ pub mod bvh_refit;
 pub mod cape;
 pub mod car;
 pub mod cat;
+pub mod characters;
 pub mod cloth;
 pub mod crash;
 pub mod fox;
