@@ -11,6 +11,8 @@ mod avatar_contacts;
 mod bounds;
 #[path = "scenes/characters.rs"]
 mod characters;
+#[path = "scenes/cloth_cape.rs"]
+mod cloth_cape;
 #[path = "scenes/cloth_skirt.rs"]
 mod cloth_skirt;
 #[path = "scenes/crash.rs"]
@@ -19,6 +21,8 @@ mod crash;
 mod crash_many;
 #[path = "scenes/crowd.rs"]
 mod crowd;
+#[path = "scenes/garment.rs"]
+mod garment;
 #[path = "scenes/output.rs"]
 mod output;
 #[path = "scenes/proxy_fit.rs"]
@@ -148,8 +152,17 @@ const SCENES: &[Scene] = &[
         description: "a 1,536-vertex XPBD skirt on the walking RiggedFigure (Loop x2-x4, x1 quick, \
                       4k-65k triangles): per-bone boxes (Pelechano, conservative) vs deforming \
                       TriMesh vs BN-Tree mesh shape vs brute force on the same cloth state, then \
-                      the collision stage (continuous test, thresholds, repositioning)",
+                      the collision stage (continuous test, thresholds, repositioning) and the \
+                      skirt's self-collision (BN-Tree with point governors vs brute force)",
         run: cloth_skirt::run,
+    },
+    Scene {
+        name: "cloth_cape",
+        description: "a 768-vertex XPBD cape on the running Fox (Loop x1-x3, 2.3k-37k triangles): \
+                      per-bone boxes (Pelechano, conservative) vs deforming TriMesh vs BN-Tree \
+                      mesh shape vs brute force on the same cloth state, the collision stage, and \
+                      the cape's self-collision (BN-Tree with point governors vs brute force)",
+        run: cloth_cape::run,
     },
 ];
 

@@ -5,30 +5,28 @@
 //! ```
 //!
 //! The figure (Loop ×2, 4,096 triangles) walks in place; the 64 × 24 skirt is pinned at the
-//! waist and stepped at 60 Hz ([`Cloth::step`], then [`SkinCollision::resolve`]). Two views per
-//! picture (front, side). The summary reports contacts, repositioned vertices, continuous hits
-//! and the per-frame cost of the cloth step and the collision stage.
+//! waist and stepped at 60 Hz ([`rapier3d_deform::cloth::Cloth::step_with_self_collision`], then
+//! [`SkinCollision::resolve`], then the skirt's own self-collision, [`ClothSelfCollision::resolve`]
+//! and [`SkinCollision::push_out`] of the vertices it reverted). Two views per picture (front,
+//! side). The summary reports contacts, repositioned vertices, continuous hits, the skirt's
+//! crossing pairs and the per-frame cost of each stage.
 
 use std::error::Error;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rapier3d_deform::avatar::{AvatarBoxes, AvatarOptions};
-use rapier3d_deform::cloth::{ClothOptions, ContactThresholds, SkinCollision, VertexState};
+use rapier3d_deform::cloth::{ClothOptions, ContactThresholds, SelfCollisionOptions, VertexState};
 use rapier3d_deform::governor::{GovernedDeformation, deform_vertices};
 use rapier3d_deform::math::Vec3;
+use rapier3d_deform_scenes::garment::{self, GarmentStages};
 use rapier3d_deform_scenes::render::{
-    Camera, Canvas, Corner, Legend, LegendEntry, MeshColours, Rgb, Shading, WrittenFiles,
-    clear_outputs, frame_file_name,
+    Camera, Canvas, Corner, WrittenFiles, clear_outputs, frame_file_name,
 };
 use rapier3d_deform_scenes::skirt::{SkirtCloth, WalkingFigure};
 
 const DT: f32 = 1.0 / 60.0;
 const PICTURE_EVERY: usize = 20;
 const OUT: &str = "out/cloth_skirt";
-const SKIN: Rgb = Rgb::new(0.80, 0.72, 0.62);
-const NO_BOX: Rgb = Rgb::new(0.20, 0.70, 0.25);
-const BOX_ONLY: Rgb = Rgb::new(0.20, 0.35, 0.85);
-const CONTACT: Rgb = Rgb::new(0.85, 0.15, 0.12);
 const VIEW: (usize, usize) = (640, 720);
 
 fn main() -> Result<(), Box<dyn Error>> {
@@ -45,7 +43,12 @@ fn main() -> Result<(), Box<dyn Error>> {
     let avatar = AvatarBoxes::build(&mesh, &rest, &weights, AvatarOptions::default())?;
     let g0 = figure.governors_at(0.0)?;
     let mut skirt = SkirtCloth::new(&figure, &g0, 64, 24, ClothOptions::default())?;
-    let mut collision = SkinCollision::new(&avatar, ContactThresholds::default())?;
+    let mut stages = GarmentStages::new(
+        &skirt.cloth,
+        &avatar,
+        ContactThresholds::default(),
+        SelfCollisionOptions::default(),
+    )?;
     println!(
         "RiggedFigure Loop x2: {} triangles, {} boxes; skirt: {} vertices, {} pinned",
         mesh.triangle_count(),
@@ -53,14 +56,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         skirt.cloth.positions().len(),
         skirt.cloth.pinned().len()
     );
-    let legend = Legend::new("cloth vertices (Pelechano 2002, Fig. 20)")
-        .with(LegendEntry::swatch(NO_BOX, "in no bone box"))
-        .with(LegendEntry::swatch(
-            BOX_ONLY,
-            "in a bone box, no skin within 2 cm",
-        ))
-        .with(LegendEntry::swatch(CONTACT, "skin within 2 cm, or crossed"))
-        .with(LegendEntry::swatch(SKIN, "skin"));
+    let legend = garment::legend();
     let mut posed = Vec::new();
     deform_vertices(&rest, &weights, &g0, &mut posed);
     let (w, h) = VIEW;
@@ -91,73 +87,49 @@ fn main() -> Result<(), Box<dyn Error>> {
     ];
     clear_outputs(OUT, &["png"])?;
     let mut written = WrittenFiles::new();
-    let (mut cloth_time, mut stage_time) = (Duration::ZERO, Duration::ZERO);
+    let (mut cloth_time, mut stage_time, mut self_time) =
+        (Duration::ZERO, Duration::ZERO, Duration::ZERO);
     let (mut contacts, mut repositioned, mut continuous) = (0usize, 0usize, 0usize);
+    let (mut crossing, mut reverted) = (0usize, 0usize);
     let mut previous = g0;
     for step in 1..=steps {
         let t = step as f32 * DT;
         let g = figure.governors_at(t)?;
         let targets = skirt.pin_targets(&figure, &g);
-        let t0 = Instant::now();
-        skirt.cloth.set_pin_targets(&targets)?;
-        skirt.cloth.step(DT)?;
-        let t1 = Instant::now();
-        collision.resolve(&mut skirt.cloth, &avatar, &previous, &g, DT)?;
-        let t2 = Instant::now();
-        cloth_time += t1 - t0;
-        stage_time += t2 - t1;
-        let s = collision.stats();
+        let times = stages.step(&mut skirt.cloth, &avatar, &targets, &previous, &g, DT)?;
+        cloth_time += times.cloth;
+        stage_time += times.skin;
+        self_time += times.self_collision;
+        let self_stats = stages.self_collision.stats();
+        crossing += self_stats.crossing_pairs;
+        reverted += self_stats.reverted;
+        let s = stages.collision.stats();
         contacts += s.contacts;
         repositioned += s.repositioned;
         continuous += s.continuous_hits;
         if step % PICTURE_EVERY == 0 {
             deform_vertices(&rest, &weights, &g, &mut posed);
-            let colours: Vec<Rgb> = collision
-                .states()
-                .iter()
-                .enumerate()
-                .map(|(i, s)| {
-                    if skirt.cloth.is_pinned(i) {
-                        Rgb::new(0.3, 0.3, 0.3)
-                    } else {
-                        match s {
-                            VertexState::NoBox => NO_BOX,
-                            VertexState::BoxOnly => BOX_ONLY,
-                            VertexState::Contact => CONTACT,
-                        }
-                    }
-                })
-                .collect();
-            let mut canvas = Canvas::new(2 * w, h, Rgb::WHITE)?;
-            for (k, camera) in cameras.iter().enumerate() {
-                let mut view = Canvas::new(w, h, Rgb::WHITE)?;
-                view.draw_mesh(
-                    camera,
-                    &posed,
-                    mesh.triangles(),
-                    MeshColours::Uniform(SKIN),
-                    Shading::Smooth,
-                )?;
-                view.draw_mesh(
-                    camera,
-                    skirt.cloth.positions(),
-                    skirt.cloth.mesh().triangles(),
-                    MeshColours::PerVertex(&colours),
-                    Shading::Flat,
-                )?;
-                canvas.blit(&view, k * w, 0);
-            }
-            let count = |state| collision.states().iter().filter(|s| **s == state).count();
+            let states = stages.collision.states();
+            let mut canvas = garment::draw_views(
+                &cameras,
+                VIEW,
+                &posed,
+                mesh.triangles(),
+                &skirt.cloth,
+                states,
+            )?;
+            let count = |state| states.iter().filter(|s| **s == state).count();
             canvas.draw_header(
                 "cloth_skirt: XPBD skirt, per-bone box collision stage",
                 &format!(
-                    "{} skin triangles; {} cloth vertices: {} in no box, {} in a box only, {} in contact; {} repositioned this step",
+                    "{} skin triangles; {} cloth vertices: {} in no box, {} in a box only, {} in contact; {} repositioned, {} crossing skirt pairs this step",
                     mesh.triangle_count(),
                     skirt.cloth.positions().len(),
                     count(VertexState::NoBox),
                     count(VertexState::BoxOnly),
                     count(VertexState::Contact),
-                    s.repositioned
+                    s.repositioned,
+                    self_stats.crossing_pairs
                 ),
                 &format!("t = {t:.2} s · step {step}/{steps}"),
             );
@@ -178,9 +150,13 @@ fn main() -> Result<(), Box<dyn Error>> {
         repositioned as f64 / steps.max(1) as f64
     );
     println!(
-        "  per step: cloth {:.2?}, collision stage {:.2?}",
+        "  skirt crossing pairs found in all: {crossing}; vertices reverted in all: {reverted}"
+    );
+    println!(
+        "  per step: cloth (with proximity constraints) {:.2?}, collision stage {:.2?}, self-collision stage {:.2?}",
         cloth_time / n,
-        stage_time / n
+        stage_time / n,
+        self_time / n
     );
     println!();
     written.print_summary();

@@ -16,16 +16,12 @@ use std::error::Error;
 use std::time::{Duration, Instant};
 
 use rapier3d_deform::prelude::*;
-use rapier3d_deform_scenes::asset_path;
+use rapier3d_deform_scenes::characters::{BALL_RADIUS, CharacterScene, DT, FIGURE_X, WALK_SPEED};
 use rapier3d_deform_scenes::render::{
     Camera, Canvas, CanvasLines, Corner, Label, Legend, LegendEntry, MeshColours, Rgb,
     SELF_COLLISION_COLOUR, Shading, WrittenFiles, clear_outputs, frame_file_name,
 };
 
-const DT: f32 = 1.0 / 60.0;
-const SCALE: f32 = 0.01;
-const WALK_SPEED: f32 = 0.6;
-const BALL_RADIUS: f32 = 0.06;
 const PICTURE_EVERY: usize = 30;
 const OUT: &str = "out/skinned_character";
 const SKIN: Rgb = Rgb::ORANGE;
@@ -35,10 +31,6 @@ const FIGURE: Rgb = Rgb::new(0.55, 0.45, 0.85);
 const ARROW: Rgb = Rgb::RED;
 /// Seconds of surface motion an arrow shows.
 const ARROW_SECONDS: f32 = 0.2;
-/// Where the second character walks (x, m).
-const FIGURE_X: f32 = 1.0;
-/// The second character's height after scaling (m).
-const FIGURE_HEIGHT: f32 = 0.8;
 const GROUND: Rgb = Rgb::new(0.78, 0.78, 0.76);
 const PICTURE_SIZE: (usize, usize) = (1200, 700);
 
@@ -50,92 +42,21 @@ fn main() -> Result<(), Box<dyn Error>> {
         .unwrap_or(4.0);
     let steps = (seconds / DT).round() as usize;
 
-    // The world: Rapier's, with the crate's narrow phase.
-    let mut world = PhysicsWorld::new();
-    world.integration_parameters.dt = DT;
-    world.narrow_phase = DeformDispatcher::narrow_phase();
-    world.insert(
-        RigidBodyBuilder::fixed(),
-        ColliderBuilder::cuboid(20.0, 0.1, 20.0).translation(Vector::new(0.0, -0.1, 0.0)),
-    );
-
-    // The character: one call from the glTF file. Its skin is closed, so contacts treat it as
-    // a solid that follows its motion between poses: a ball a fast leg sweeps past is pushed
-    // out on the side the leg met it from.
+    // The scene (world, both characters, hooks, balls): `rapier3d_deform_scenes::characters`,
+    // shared with the testbed.
     let t0 = Instant::now();
-    let (asset, _report) = load_gltf(asset_path("skinned/Fox.glb"), &LoadOptions::default())?;
-    let mut fox = SkinnedColliderBuilder::from_gltf(&asset)?
-        .scale(SCALE)
-        .self_collisions(CullingMode::Conservative)
-        .swept_contacts(true)
-        .collider(ColliderBuilder::ball(1.0).friction(0.6))
-        .build(&mut world)?;
+    let mut scene = CharacterScene::build(seconds)?;
     println!(
-        "Fox: {} triangles, {} bones, clips {:?}; collider built in {:.2?}",
-        asset.mesh.triangle_count(),
-        fox.skin().bone_count(),
-        fox.clip_names().collect::<Vec<_>>(),
+        "Fox: {} triangles, {} bones, clips {:?}; Kenney platformer character: {} triangles from {} mesh nodes, {} bones; scene built in {:.2?}",
+        scene.fox_mesh.triangle_count(),
+        scene.fox.skin().bone_count(),
+        scene.fox.clip_names().collect::<Vec<_>>(),
+        scene.figure_mesh.triangle_count(),
+        scene.figure_mesh_nodes,
+        scene.figure.skin().bone_count(),
         t0.elapsed()
     );
-    // The second character: every mesh node of the file in one collider (parts follow their
-    // animated nodes with weight 1).
-    let t0 = Instant::now();
-    let (scene, report) = load_gltf_scene(
-        asset_path("skinned/kenney_platformer_character.glb"),
-        &LoadOptions::default(),
-    )?;
-    let (lo, hi) = scene
-        .mesh
-        .positions()
-        .iter()
-        .fold((Vec3::MAX, Vec3::MIN), |(a, b), p| (a.min(*p), b.max(*p)));
-    let figure_scale = FIGURE_HEIGHT / (hi.y - lo.y).max(1e-6);
-    let mut figure = SkinnedColliderBuilder::from_scene(&scene)?
-        .scale(figure_scale)
-        .body(
-            RigidBodyBuilder::kinematic_position_based().translation(Vector::new(
-                FIGURE_X,
-                -lo.y * figure_scale,
-                0.0,
-            )),
-        )
-        .collider(ColliderBuilder::ball(1.0).friction(0.6))
-        .build(&mut world)?;
-    println!(
-        "Kenney platformer character: {} triangles from {} mesh nodes, {} bones; collider built in {:.2?}",
-        scene.mesh.triangle_count(),
-        report.mesh_nodes.len(),
-        figure.skin().bone_count(),
-        t0.elapsed()
-    );
-    let figure_floor = -lo.y * figure_scale;
-    let mut hooks = SurfaceVelocityHooks::new();
-    hooks.track(&mut world.colliders, fox.collider())?;
-    hooks.track(&mut world.colliders, figure.collider())?;
-
-    // Balls rain on the Fox's path (seeded, so every run is the same).
     let path_length = WALK_SPEED * seconds;
-    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        (rng >> 40) as f32 / (1u64 << 24) as f32
-    };
-    let mut balls = Vec::new();
-    for k in 0..240 {
-        let lane = if k % 3 == 2 { FIGURE_X } else { 0.0 };
-        let x = lane + (next() - 0.5) * 0.5;
-        let z = -0.6 + next() * (path_length + 1.4);
-        let y = 1.0 + 0.04 * k as f32;
-        let (body, collider) = world.insert(
-            RigidBodyBuilder::dynamic().translation(Vector::new(x, y, z)),
-            ColliderBuilder::ball(BALL_RADIUS)
-                .density(200.0)
-                .friction(0.6),
-        );
-        balls.push((body, collider));
-    }
 
     // One fixed camera for the whole sequence, framing the Fox's path and the rain.
     let (w, h) = PICTURE_SIZE;
@@ -163,38 +84,35 @@ fn main() -> Result<(), Box<dyn Error>> {
     )?;
     clear_outputs(OUT, &["png"])?;
     let mut written = WrittenFiles::new();
-    let mut touched = vec![false; balls.len()];
-    let mut touched_figure = vec![false; balls.len()];
+    let mut touched = vec![false; scene.balls.len()];
+    let mut touched_figure = vec![false; scene.balls.len()];
     let mut pushed = 0usize;
     let (mut pose_time, mut step_time, mut self_time) =
         (Duration::ZERO, Duration::ZERO, Duration::ZERO);
     let (mut self_colliding_steps, mut max_pairs) = (0, 0);
     for step in 0..=steps {
-        let t = step as f32 * DT;
-        let a = Instant::now();
-        fox.play(&mut world.colliders, "Walk", t)?;
-        figure.play(&mut world.colliders, "walk", t)?;
-        let fox_body = &mut world.bodies[fox.body()];
-        fox_body.set_next_kinematic_translation(Vector::new(0.0, 0.0, WALK_SPEED * (t + DT)));
-        world.bodies[figure.body()].set_next_kinematic_translation(Vector::new(
-            FIGURE_X,
-            figure_floor,
-            WALK_SPEED * (t + DT),
-        ));
-        hooks.update(&world.colliders, DT)?;
-        let b = Instant::now();
-        world.step_with_events(&hooks, &());
-        pushed += hooks.apply_normal_velocities(&mut world);
-        let c = Instant::now();
-        let pairs = fox.find_self_collisions()?.len();
-        let d = Instant::now();
-        pose_time += b - a;
-        step_time += c - b;
-        self_time += d - c;
+        let t = scene.time();
+        let timing = scene.step()?;
+        let pairs = timing.pairs;
+        pushed += timing.pushed;
+        pose_time += timing.pose;
+        step_time += timing.step;
+        self_time += timing.self_collisions;
         if pairs > 0 {
             self_colliding_steps += 1;
         }
         max_pairs = max_pairs.max(pairs);
+        let CharacterScene {
+            world,
+            fox,
+            fox_mesh,
+            figure,
+            figure_mesh,
+            figure_mesh_nodes,
+            hooks,
+            balls,
+            ..
+        } = &scene;
         for (character, hits) in [
             (fox.collider(), &mut touched),
             (figure.collider(), &mut touched_figure),
@@ -219,26 +137,26 @@ fn main() -> Result<(), Box<dyn Error>> {
                 .map(|(a, b)| *a || *b)
                 .collect();
             let mut canvas = draw(
-                &world,
+                world,
                 [
-                    (&fox, &asset.mesh, SKIN, "Fox"),
-                    (&figure, &scene.mesh, FIGURE, "Kenney character"),
+                    (fox, fox_mesh, SKIN, "Fox"),
+                    (figure, figure_mesh, FIGURE, "Kenney character"),
                 ],
-                &balls,
+                balls,
                 &hit_by,
                 &camera,
                 &legend,
             )?;
             let arrows =
-                draw_contact_velocities(&mut canvas, &camera, &world, &hooks, [&fox, &figure])?;
+                draw_contact_velocities(&mut canvas, &camera, world, hooks, [fox, figure])?;
             let hit = hit_by.iter().filter(|&&t| t).count();
             canvas.draw_header(
                 "skinned_character: two glTF characters walk through falling balls",
                 &format!(
                     "Fox: {} triangles, {} bones; Kenney: {} mesh nodes; one SkinnedCollider each · {hit} of {} balls hit · {arrows} contact velocities · Fox self-contacts {pairs}",
-                    asset.mesh.triangle_count(),
+                    fox_mesh.triangle_count(),
                     fox.skin().bone_count(),
-                    report.mesh_nodes.len(),
+                    figure_mesh_nodes,
                     balls.len(),
                 ),
                 &format!("t = {t:.2} s · step {step}/{steps}"),
@@ -252,21 +170,22 @@ fn main() -> Result<(), Box<dyn Error>> {
         }
     }
 
-    let fallen = balls
+    let fallen = scene
+        .balls
         .iter()
-        .filter(|&&(b, _)| world.bodies[b].translation().y < -BALL_RADIUS)
+        .filter(|&&(b, _)| scene.world.bodies[b].translation().y < -BALL_RADIUS)
         .count();
     let n = (steps + 1) as u32;
     println!("{} steps of {DT:.4} s:", steps + 1);
     println!(
         "  balls touched by the Fox: {} of {}",
         touched.iter().filter(|&&t| t).count(),
-        balls.len()
+        scene.balls.len()
     );
     println!(
         "  balls touched by the Kenney character: {} of {}",
         touched_figure.iter().filter(|&&t| t).count(),
-        balls.len()
+        scene.balls.len()
     );
     println!("  ball contacts given the surface's normal velocity: {pushed}");
     println!("  balls below the ground: {fallen}");

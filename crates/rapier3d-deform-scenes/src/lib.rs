@@ -3,12 +3,14 @@
 //! | module | what it holds |
 //! |---|---|
 //! | [`cat`], [`cloth`], [`teddy`], [`fox`] | the self-collision scenes of the BN-Tree paper (procedural cat, hanging cloth, point-based teddy) and the Khronos Fox |
+//! | [`characters`] | the Fox and Kenney's platformer character walking through falling balls (skinned colliders, surface velocities) |
 //! | [`car`], [`barrel`], [`crash`] | plastic car and barrel assets with damage examples, the crash and barrel-drop layouts |
 //! | [`primitives`] | the closed box shared by examples, tests and the API harness |
 //! | [`sdf_mesh`] | signed distance fields from smooth unions, meshed by surface nets |
 //! | [`render`] | a z-buffered software rasterizer writing PNGs, with titles, time stamps, body labels and legends (`render::annotate`) and the shared dent and self-collision colours |
 //! | [`bvh_refit`] | the deform-all + BVH-refit self-collision baseline |
 //! | [`self_colliding`] | small deformed meshes that self-collide (test fixtures) |
+//! | [`skirt`], [`cape`], [`garment`] | garments on animated avatars: a skirt on the walking RiggedFigure, a cape on the running Fox, pins carried by skin weights |
 //! | [`subdiv`] | Loop control meshes for limit-surface scenes: the capsule tube and its prescribed bend, a jittered sphere cage |
 //! | [`api_fuzz`] | the structured fuzzing harness over the public API (proptest and libFuzzer drive it) |
 //! | [`asset_path`] | where the bundled assets live |
@@ -17,11 +19,14 @@
 pub mod api_fuzz;
 pub mod barrel;
 pub mod bvh_refit;
+pub mod cape;
 pub mod car;
 pub mod cat;
+pub mod characters;
 pub mod cloth;
 pub mod crash;
 pub mod fox;
+pub mod garment;
 pub mod primitives;
 pub mod render;
 pub mod sdf_mesh;

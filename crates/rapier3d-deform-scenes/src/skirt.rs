@@ -14,6 +14,7 @@
 //! Units are metres and seconds, `+Y` up (the figure's root turns the file's `+Z` up to `+Y`).
 
 use crate::fox::SubdividedFox;
+use crate::garment::PinCarriers;
 use rapier3d_deform::cloth::{Cloth, ClothOptions};
 use rapier3d_deform::deformation::LinearBlendSkinning;
 use rapier3d_deform::error::Result;
@@ -145,9 +146,8 @@ fn walk_clip(figure: &SubdividedFox) -> std::result::Result<AnimationClip, LoadE
 pub struct SkirtCloth {
     /// The cloth (world space, built around the figure at time 0).
     pub cloth: Cloth,
-    /// Per pinned vertex (in [`Cloth::pinned`] order): its bind-space position and the skin
-    /// vertex whose weights carry it.
-    carriers: Vec<(Vec3, usize)>,
+    /// What carries the pinned waist vertices (in [`Cloth::pinned`] order).
+    pub carriers: PinCarriers,
 }
 
 impl SkirtCloth {
@@ -215,73 +215,19 @@ impl SkirtCloth {
         let pinned: Vec<u32> = (0..around as u32).collect();
         let cloth = Cloth::new(positions.clone(), triangles, &pinned, options)?;
         // Each waist vertex rides the skin weights of its nearest skin vertex.
-        let weights = skin.weights();
-        let carriers = cloth
+        let pins: Vec<Vec3> = cloth
             .pinned()
             .iter()
-            .map(|&p| {
-                let x = positions[p as usize];
-                let (v, _) = posed
-                    .iter()
-                    .enumerate()
-                    .fold((0, f32::MAX), |best, (v, q)| {
-                        let d = (*q - x).length_squared();
-                        if d < best.1 { (v, d) } else { best }
-                    });
-                let blended = blend(weights, governors, v);
-                (blended.inverse_transform_point(x), v)
-            })
+            .map(|&p| positions[p as usize])
             .collect();
+        let carriers = PinCarriers::nearest(&pins, &posed, skin.weights(), governors);
         Ok(Self { cloth, carriers })
     }
 
     /// Where the pinned waist vertices are under the skin matrices `governors`.
     pub fn pin_targets(&self, figure: &WalkingFigure, governors: &[Affine]) -> Vec<Vec3> {
-        let weights = figure.skinning().weights();
         self.carriers
-            .iter()
-            .map(|&(bind, v)| blend(weights, governors, v).transform_point(bind))
-            .collect()
-    }
-}
-
-/// `Σ w_k G_k` over the influences of skin vertex `v`.
-fn blend(
-    weights: &rapier3d_deform::governor::ConvexWeights,
-    governors: &[Affine],
-    v: usize,
-) -> glam_affine::Blend {
-    let mut linear = rapier3d_deform::math::Mat3::ZERO;
-    let mut translation = Vec3::ZERO;
-    for (g, w) in weights.iter_row(v) {
-        let a = governors[g as usize];
-        linear += a.linear * w;
-        translation += a.translation * w;
-    }
-    glam_affine::Blend {
-        linear,
-        translation,
-    }
-}
-
-/// A blended skin matrix and its inverse map.
-mod glam_affine {
-    use rapier3d_deform::math::{Mat3, Vec3};
-
-    /// `x ↦ A x + t`.
-    pub struct Blend {
-        pub linear: Mat3,
-        pub translation: Vec3,
-    }
-
-    impl Blend {
-        pub fn transform_point(&self, x: Vec3) -> Vec3 {
-            self.linear * x + self.translation
-        }
-
-        pub fn inverse_transform_point(&self, x: Vec3) -> Vec3 {
-            self.linear.inverse() * (x - self.translation)
-        }
+            .targets(figure.skinning().weights(), governors)
     }
 }
 

@@ -1,49 +1,22 @@
-//! Scene `cloth_skirt`: an XPBD skirt on the walking RiggedFigure, its collision stage through the per-bone avatar boxes against a deforming `TriMesh`, the BN-Tree mesh shape and brute force on the same cloth state.
+//! Scene `cloth_skirt`: an XPBD skirt on the walking RiggedFigure, its collision stage through the per-bone avatar boxes against a deforming `TriMesh`, the BN-Tree mesh shape and brute force on the same cloth state, and its self-collision.
 //!
 //! The avatar is Khronos' RiggedFigure Loop-subdivided twice, three and four times (4,096,
 //! 16,384 and 65,536 triangles; once, 1,024, with `--quick`) walking in place (a procedural
 //! clip on the legs, [`rapier3d_deform_scenes::skirt`]). The skirt is a flared cloth tube of
-//! 64 × 24 vertices pinned at the waist ([`SkirtCloth`]), stepped by [`Cloth::step`] (XPBD, 8
-//! substeps) at 60 Hz. The avatar's cells hold 4 triangles ([`AVATAR_OPTIONS`]). Each frame,
-//! after the cloth step and before the response, every route finds each
-//! free cloth vertex's closest skin triangle within the OUTSIDE threshold (2 cm), on the same
-//! positions, in rotating order:
-//!
-//! * **obb**: [`AvatarQuery::begin_frame`] + [`AvatarQuery::closest`] per vertex (per-bone boxes,
-//!   slab cells under a hierarchy bounded in the bone's frame on first use, closest triangle);
-//! * **trimesh_deformable**: skin every vertex, `TriMesh::set_vertices` (DEFORMABLE flag: leaf
-//!   boxes and BVH refit), `project_local_point_with_max_dist` per vertex;
-//! * **bntree**: `DeformableMeshShape::set_governors` (O(m)) and the same projection;
-//! * **brute_force**: skin every vertex, every vertex against every triangle (the oracle).
-//!
-//! Then the collision stage itself runs ([`SkinCollision::resolve`]: the continuous test over
-//! the step, the discrete test with the seed's thresholds, feedback and repositioning), timed as
-//! `ms_collision_stage`. Times are medians over frames. `false_negatives` counts vertices whose
-//! brute-force distance is within the threshold but the obb route found nothing or a farther
-//! triangle; `max_penetration` is the deepest a cloth vertex ends inside the skin after the
-//! stage, by a winding-number oracle every 6th frame (0 when none). No self-collision of the
-//! garment runs here: `ms_per_frame_total` is cloth step plus collision stage.
+//! 64 × 24 vertices pinned at the waist ([`SkirtCloth`]), stepped at 60 Hz with 8 substeps. The
+//! avatar's cells hold 4 triangles ([`AVATAR_OPTIONS`]). What each frame measures is
+//! [`super::garment`]'s.
 
-use super::output::load_average;
-use super::runner::{FrameTable, PlotSpec, RunOptions, SceneReport, Section, median};
-use rapier3d::geometry::{SharedShape, TriMeshFlags};
-use rapier3d::parry::query::PointQuery;
-use rapier3d::parry::shape::Triangle;
-use rapier3d_deform::avatar::{AvatarBoxes, AvatarOptions, AvatarQuery, SlabStatistics};
-use rapier3d_deform::bn_tree::{BnTree, BnTreeOptions};
-use rapier3d_deform::cloth::{Cloth, ClothOptions, ContactThresholds, SkinCollision};
-use rapier3d_deform::governor::{GovernedDeformation, deform_vertices};
-use rapier3d_deform::math::Vec3;
-use rapier3d_deform::shape::DeformableMeshShape;
+use super::garment::{self, Garment, Labels};
+use super::runner::{RunOptions, SceneReport};
+use rapier3d_deform::avatar::AvatarOptions;
+use rapier3d_deform::cloth::{ClothOptions, ContactThresholds};
+use rapier3d_deform::governor::GovernedDeformation;
 use rapier3d_deform_scenes::skirt::{SkirtCloth, WalkingFigure};
-use std::sync::Arc;
-use std::time::Instant;
 
 /// Vertices around and along the skirt.
 const AROUND: usize = 64;
 const ALONG: usize = 24;
-/// Frame time (s).
-const DT: f32 = 1.0 / 60.0;
 /// Cells of 4 triangles rather than the default 32 (tuned on the Fox): the skirt hugs the thighs,
 /// and small cells keep the triangles read per cloth vertex low.
 const AVATAR_OPTIONS: AvatarOptions = AvatarOptions {
@@ -51,213 +24,22 @@ const AVATAR_OPTIONS: AvatarOptions = AvatarOptions {
     min_slabs: 1,
     max_slabs: 256,
 };
-/// The seed's relative box enlargement.
-const SEED_TOLERANCE: f32 = 0.05;
 
-/// One route's answer per cloth vertex: the distance to the closest triangle within reach.
-type Answers = Vec<Option<f32>>;
-
-/// Everything measured at one subdivision level.
-struct Level {
-    triangles: usize,
-    /// Per frame: cloth step, obb, trimesh, bntree, brute force, collision stage (ms).
-    ms: [Vec<f64>; 6],
-    false_negatives: [usize; 3],
-    candidates: u64,
-    points: u64,
-    seed_misses: usize,
-    stats: SlabStatistics,
-    contacts: usize,
-    repositioned: usize,
-    continuous_hits: usize,
-    deepest_before: f32,
-    max_penetration: f32,
-    ccd_triangles: u64,
-}
-
-/// Brute force: the closest triangle within `radius` per point.
-fn brute_force(triangles: &[[u32; 3]], posed: &[Vec3], points: &[Vec3], radius: f32) -> Answers {
-    points
-        .iter()
-        .map(|&p| {
-            let mut best: Option<f32> = None;
-            for tri in triangles {
-                let [a, b, c] = tri.map(|v| posed[v as usize]);
-                let d = (Triangle::new(a, b, c).project_local_point(p, false).point - p).length();
-                if d <= radius && best.is_none_or(|b| d < b) {
-                    best = Some(d);
-                }
-            }
-            best
-        })
-        .collect()
-}
-
-/// Points a route missed or answered with a farther triangle than brute force.
-fn false_negatives(reference: &Answers, route: &Answers) -> usize {
-    reference
-        .iter()
-        .zip(route)
-        .filter(|(r, a)| match (r, a) {
-            (Some(r), Some(a)) => *a > r * (1.0 + 1e-4) + 1e-6,
-            (Some(_), None) => true,
-            _ => false,
-        })
-        .count()
-}
-
-fn free_points(cloth: &Cloth) -> Vec<Vec3> {
-    cloth
-        .positions()
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !cloth.is_pinned(*i))
-        .map(|(_, p)| *p)
-        .collect()
-}
-
-fn measure(levels: u32, frames: usize) -> Level {
-    let mut figure = WalkingFigure::load(levels).unwrap_or_else(|e| panic!("{e}"));
-    let rest = figure.skinning().rest_positions().to_vec();
-    let weights = figure.skinning().weights().clone();
-    let mesh = figure.mesh().clone();
-    let triangles = mesh.triangles().to_vec();
-    let avatar = AvatarBoxes::build(&mesh, &rest, &weights, AVATAR_OPTIONS)
-        .unwrap_or_else(|e| panic!("{e}"));
-    let tree = Arc::new(
-        BnTree::build_with(&mesh, &rest, &weights, BnTreeOptions::COLLIDER)
-            .unwrap_or_else(|e| panic!("{e}")),
-    );
+fn build(level: u32) -> Garment {
+    let mut figure = WalkingFigure::load(level).unwrap_or_else(|e| panic!("{e}"));
     let g0 = figure.governors_at(0.0).unwrap_or_else(|e| panic!("{e}"));
-    let mut skirt = SkirtCloth::new(&figure, &g0, AROUND, ALONG, ClothOptions::default())
+    let skirt = SkirtCloth::new(&figure, &g0, AROUND, ALONG, ClothOptions::default())
         .unwrap_or_else(|e| panic!("{e}"));
-    let thresholds = ContactThresholds::default();
-    let radius = thresholds.outside;
-    let mut collision = SkinCollision::new(&avatar, thresholds).unwrap_or_else(|e| panic!("{e}"));
-    let mut posed = Vec::new();
-    deform_vertices(&rest, &weights, &g0, &mut posed);
-    let mut trimesh =
-        SharedShape::trimesh_with_flags(posed.clone(), triangles.clone(), TriMeshFlags::DEFORMABLE)
-            .unwrap_or_else(|e| panic!("{e:?}"));
-    let mut shape = DeformableMeshShape::new(tree, &g0).unwrap_or_else(|e| panic!("{e}"));
-    let mut query = AvatarQuery::new();
-    let mut scratch = Vec::new();
-    let mut buffer = Vec::new();
-    let mut level = Level {
-        triangles: triangles.len(),
-        ms: Default::default(),
-        false_negatives: [0; 3],
-        candidates: 0,
-        points: 0,
-        seed_misses: 0,
-        stats: avatar.slab_statistics(),
-        contacts: 0,
-        repositioned: 0,
-        continuous_hits: 0,
-        deepest_before: 0.0,
-        max_penetration: 0.0,
-        ccd_triangles: 0,
-    };
-    let mut previous = g0;
-    for f in 0..frames {
-        let governors = figure
-            .governors_at((f + 1) as f32 * DT)
-            .unwrap_or_else(|e| panic!("{e}"));
-        let targets = skirt.pin_targets(&figure, &governors);
-        let start = Instant::now();
-        skirt
-            .cloth
-            .set_pin_targets(&targets)
-            .unwrap_or_else(|e| panic!("{e}"));
-        skirt.cloth.step(DT).unwrap_or_else(|e| panic!("{e}"));
-        level.ms[0].push(start.elapsed().as_secs_f64() * 1e3);
-        let points = free_points(&skirt.cloth);
-        let mut answers: [Answers; 4] = Default::default();
-        for k in 0..4 {
-            let route = (k + f) % 4;
-            let start = Instant::now();
-            answers[route] = match route {
-                0 => {
-                    query
-                        .begin_frame(&avatar, &governors)
-                        .unwrap_or_else(|e| panic!("{e}"));
-                    points
-                        .iter()
-                        .map(|&p| {
-                            query
-                                .closest(&avatar, p, radius, &mut scratch)
-                                .unwrap_or_else(|e| panic!("{e}"))
-                                .map(|c| c.distance)
-                        })
-                        .collect()
-                }
-                1 => {
-                    deform_vertices(&rest, &weights, &governors, &mut buffer);
-                    let m = trimesh
-                        .make_mut()
-                        .as_trimesh_mut()
-                        .unwrap_or_else(|| panic!("a TriMesh"));
-                    m.set_vertices(&buffer);
-                    points
-                        .iter()
-                        .map(|&p| {
-                            m.project_local_point_with_max_dist(p, false, radius)
-                                .map(|proj| (proj.point - p).length())
-                        })
-                        .collect()
-                }
-                2 => {
-                    shape
-                        .set_governors(&governors)
-                        .unwrap_or_else(|e| panic!("{e}"));
-                    points
-                        .iter()
-                        .map(|&p| {
-                            shape
-                                .project_local_point_with_max_dist(p, false, radius)
-                                .map(|proj| (proj.point - p).length())
-                        })
-                        .collect()
-                }
-                _ => {
-                    deform_vertices(&rest, &weights, &governors, &mut buffer);
-                    brute_force(&triangles, &buffer, &points, radius)
-                }
-            };
-            level.ms[route + 1].push(start.elapsed().as_secs_f64() * 1e3);
-        }
-        let stats = query.stats();
-        level.candidates += stats.candidate_triangles;
-        level.points += stats.points;
-        for route in 0..3 {
-            level.false_negatives[route] += false_negatives(&answers[3], &answers[route]);
-        }
-        // The collision stage proper.
-        let start = Instant::now();
-        collision
-            .resolve(&mut skirt.cloth, &avatar, &previous, &governors, DT)
-            .unwrap_or_else(|e| panic!("{e}"));
-        level.ms[5].push(start.elapsed().as_secs_f64() * 1e3);
-        let s = collision.stats();
-        level.contacts += s.contacts;
-        level.repositioned += s.repositioned;
-        level.continuous_hits += s.continuous_hits;
-        level.ccd_triangles += s.triangles_continuous;
-        level.deepest_before = level.deepest_before.min(s.deepest);
-        level.seed_misses += collision
-            .query_mut()
-            .seed_tolerance_misses(&avatar, SEED_TOLERANCE)
-            .unwrap_or_else(|e| panic!("{e}"));
-        if f % 6 == 5 {
-            deform_vertices(&rest, &weights, &governors, &mut posed);
-            for &x in skirt.cloth.positions() {
-                let d = rapier3d_deform_scenes::skirt::signed_distance(&triangles, &posed, x);
-                level.max_penetration = level.max_penetration.max(-d);
-            }
-        }
-        previous = governors;
+    Garment {
+        mesh: figure.mesh().clone(),
+        rest: figure.skinning().rest_positions().to_vec(),
+        weights: figure.skinning().weights().clone(),
+        cloth: skirt.cloth,
+        carriers: skirt.carriers,
+        governors_at: Box::new(move |t| figure.governors_at(t).unwrap_or_else(|e| panic!("{e}"))),
+        avatar_options: AVATAR_OPTIONS,
+        thresholds: ContactThresholds::default(),
     }
-    level
 }
 
 /// Runs the scene.
@@ -267,231 +49,12 @@ pub fn run(options: &RunOptions) -> SceneReport {
     } else {
         (&[2, 3, 4], 72)
     };
-    let load_before = load_average();
-    let measured: Vec<Level> = levels
-        .iter()
-        .map(|&l| {
-            eprintln!("  RiggedFigure, Loop x{l}");
-            measure(l, frames)
-        })
-        .collect();
-    let mut report = SceneReport::new("cloth_skirt");
-    let vertices = AROUND * ALONG;
-    let mut section = Section {
-        title: format!(
-            "{vertices}-vertex skirt on the walking RiggedFigure: ms per frame (median over \
-             frames, min–max); closest skin triangle within 2 cm per free vertex"
-        ),
-        header: [
-            "triangles",
-            "cloth",
-            "obb",
-            "trimesh_deformable",
-            "bntree",
-            "brute_force",
-            "stage (ccd+response)",
-            "tri/vertex",
-            "ccd tri/vertex",
-            "false neg obb/tri/bn",
-        ]
-        .map(String::from)
-        .to_vec(),
-        rows: Vec::new(),
+    let labels = Labels {
+        scene: "cloth_skirt",
+        cloth: format!("{}-vertex skirt", AROUND * ALONG),
+        layout: format!("{AROUND} around x {ALONG} along"),
+        avatar: "the walking RiggedFigure".into(),
+        progress: "RiggedFigure, Loop x".into(),
     };
-    let mut medians = Vec::new();
-    for l in &measured {
-        let mut ms = l.ms.clone();
-        let cell = |xs: &mut Vec<f64>| {
-            let lo = xs.iter().copied().fold(f64::MAX, f64::min);
-            let hi = xs.iter().copied().fold(f64::MIN, f64::max);
-            let m = median(xs);
-            (m, format!("{m:.3} ({lo:.3}–{hi:.3})"))
-        };
-        let cells: Vec<(f64, String)> = ms.iter_mut().map(cell).collect();
-        medians.push(cells.iter().map(|c| c.0).collect::<Vec<_>>());
-        let mut row = vec![l.triangles.to_string()];
-        row.extend(cells.iter().map(|c| c.1.clone()));
-        row.push(format!(
-            "{:.1}",
-            l.candidates as f64 / l.points.max(1) as f64
-        ));
-        row.push(format!(
-            "{:.1}",
-            l.ccd_triangles as f64 / l.points.max(1) as f64
-        ));
-        row.push(format!(
-            "{}/{}/{}",
-            l.false_negatives[0], l.false_negatives[1], l.false_negatives[2]
-        ));
-        section.rows.push(row);
-    }
-    report.sections.push(section);
-    report.sections.push(Section {
-        title: "Triangles per slab cell (the seed's §5.2 table)".into(),
-        header: ["triangles", "boxes", "cells", "mean", "max", "duplication"]
-            .map(String::from)
-            .to_vec(),
-        rows: measured
-            .iter()
-            .map(|l| {
-                vec![
-                    l.triangles.to_string(),
-                    l.stats.boxes.to_string(),
-                    l.stats.slabs.to_string(),
-                    format!("{:.1}", l.stats.mean_triangles),
-                    l.stats.max_triangles.to_string(),
-                    format!("{:.2}", l.stats.duplication),
-                ]
-            })
-            .collect(),
-    });
-    let finest = &measured[measured.len() - 1];
-    report.frames = FrameTable {
-        columns: [
-            "frame",
-            "cloth_ms",
-            "obb_ms",
-            "trimesh_deformable_ms",
-            "bntree_ms",
-            "brute_force_ms",
-            "stage_ms",
-        ]
-        .map(String::from)
-        .to_vec(),
-        rows: (0..finest.ms[0].len())
-            .map(|f| {
-                let mut row = vec![f as f64];
-                row.extend(finest.ms.iter().map(|m| m[f]));
-                row
-            })
-            .collect(),
-    };
-    report.plot = Some(PlotSpec {
-        title: format!(
-            "{vertices}-vertex skirt on RiggedFigure ({} triangles): ms per frame",
-            finest.triangles
-        ),
-        y_label: "ms per frame".into(),
-        series: vec![1, 2, 3, 4, 5, 6],
-        log_y: true,
-    });
-    let last = measured.len() - 1;
-    let (l, m) = (&measured[last], &medians[last]);
-    report.metric("triangles_skin", l.triangles as f64, "finest level");
-    report.metric("cloth_vertices", vertices as f64, "64 around x 24 along");
-    report.metric("frames", frames as f64, "60 Hz");
-    report.metric("ms_cloth_step", m[0], "XPBD, 8 substeps");
-    report.metric(
-        "ms_collision_obb",
-        m[1],
-        "begin_frame + closest per free vertex",
-    );
-    report.metric(
-        "ms_collision_trimesh_deformable",
-        m[2],
-        "skin all + set_vertices + max-dist projections",
-    );
-    report.metric(
-        "ms_collision_bntree",
-        m[3],
-        "O(m) pose + max-dist projections",
-    );
-    report.metric(
-        "ms_collision_brute_force",
-        m[4],
-        "skin all + every triangle",
-    );
-    report.metric(
-        "ms_collision_stage",
-        m[5],
-        "SkinCollision::resolve: continuous test + discrete test + response",
-    );
-    report.metric("speedup_vs_trimesh_deformable", m[2] / m[1], "target ≥ 10");
-    report.metric("speedup_vs_brute_force", m[4] / m[1], "target ≥ 50");
-    report.metric("speedup_vs_bntree", m[3] / m[1], "report");
-    report.metric(
-        "triangles_tested_per_cloth_vertex",
-        l.candidates as f64 / l.points.max(1) as f64,
-        "closest-triangle search, triangles read per vertex",
-    );
-    report.metric(
-        "ccd_triangles_per_cloth_vertex",
-        l.ccd_triangles as f64 / l.points.max(1) as f64,
-        "continuous test, triangles swept per vertex",
-    );
-    report.metric(
-        "seed_tolerance_misses",
-        measured.iter().map(|l| l.seed_misses).sum::<usize>() as f64,
-        "posed skin vertices outside the seed's 5 % boxes, all levels and frames",
-    );
-    report.metric(
-        "false_negatives",
-        measured.iter().map(|l| l.false_negatives[0]).sum::<usize>() as f64,
-        "obb vs brute force, all levels and frames",
-    );
-    report.metric(
-        "false_negatives_trimesh_deformable",
-        measured.iter().map(|l| l.false_negatives[1]).sum::<usize>() as f64,
-        "",
-    );
-    report.metric(
-        "false_negatives_bntree",
-        measured.iter().map(|l| l.false_negatives[2]).sum::<usize>() as f64,
-        "",
-    );
-    report.metric(
-        "max_penetration",
-        measured
-            .iter()
-            .map(|l| l.max_penetration)
-            .fold(0f32, f32::max) as f64,
-        "m inside the skin after the stage (winding-number oracle, every 6th frame)",
-    );
-    report.metric(
-        "max_depth_before_response",
-        -measured
-            .iter()
-            .map(|l| l.deepest_before)
-            .fold(0f32, f32::min) as f64,
-        "m inside the skin after the cloth step, before the stage",
-    );
-    report.metric(
-        "contacts_per_frame",
-        l.contacts as f64 / frames as f64,
-        "free vertices within 2 cm or crossing",
-    );
-    report.metric(
-        "repositioned_per_frame",
-        l.repositioned as f64 / frames as f64,
-        "",
-    );
-    report.metric(
-        "continuous_hits",
-        measured.iter().map(|l| l.continuous_hits).sum::<usize>() as f64,
-        "trajectories that crossed the moving skin, all levels and frames",
-    );
-    report.metric(
-        "ms_per_frame_total",
-        m[0] + m[5],
-        "cloth step + collision stage (no garment self-collision)",
-    );
-    if measured.len() > 1 {
-        report.metric(
-            "obb_cost_ratio_finest_vs_coarsest",
-            m[1] / medians[0][1],
-            format!(
-                "{} vs {} triangles (flat within 1.5x is the target)",
-                l.triangles, measured[0].triangles
-            ),
-        );
-        report.metric(
-            "stage_cost_ratio_finest_vs_coarsest",
-            m[5] / medians[0][5],
-            "",
-        );
-    }
-    if let (Some(a), Some(b)) = (load_before, load_average()) {
-        report.metric("load_average", 0.5 * (a + b), "1-minute, before and after");
-    }
-    report
+    garment::run(levels, frames, &labels, build)
 }

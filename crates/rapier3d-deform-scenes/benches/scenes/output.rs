@@ -241,7 +241,17 @@ pub fn write_plot(path: &Path, frames: &FrameTable, spec: &PlotSpec) -> Result<(
     .map_err(|_| err(&"the embedded font does not parse"))?;
     let root = BitMapBackend::new(path, (1024, 640)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
-    let colours = [RED, BLUE, GREEN, MAGENTA, CYAN, BLACK];
+    let colours = [
+        RED,
+        BLUE,
+        GREEN,
+        MAGENTA,
+        CYAN,
+        BLACK,
+        RGBColor(230, 140, 0),
+        RGBColor(120, 70, 20),
+        RGBColor(130, 130, 130),
+    ];
     let mut chart = ChartBuilder::on(&root);
     chart
         .caption(&spec.title, ("sans-serif", 24))

@@ -1,4 +1,4 @@
-//! Contract: bad cloth input (NaN positions, bad triangle or pinned indices, bad options, thresholds, time steps, pin targets, accelerations, governor counts) gets typed errors naming the field; nothing panics.
+//! Contract: bad cloth input (NaN positions, bad triangle or pinned indices, bad options, thresholds, time steps, pin targets, accelerations, governor counts, self-collision thickness, positions or a stage built for another cloth) gets typed errors naming the field; nothing panics.
 
 use super::common::grid_mesh;
 use rapier3d_deform::DeformError;
@@ -189,4 +189,58 @@ fn bad_thresholds_and_governors_are_named() {
     collision
         .resolve(&mut cloth, &avatar, &one, &one, 0.01)
         .unwrap();
+}
+
+#[test]
+fn bad_self_collision_input_is_named() {
+    use rapier3d_deform::cloth::{ClothSelfCollision, SelfCollisionOptions};
+    let (p, t) = sheet();
+    let mut cloth = Cloth::new(p.clone(), t.clone(), &[0], ClothOptions::default()).unwrap();
+    for thickness in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+        assert!(matches!(
+            ClothSelfCollision::new(
+                &cloth,
+                SelfCollisionOptions {
+                    thickness,
+                    ..SelfCollisionOptions::default()
+                }
+            ),
+            Err(DeformError::InvalidParameter {
+                name: "thickness",
+                ..
+            })
+        ));
+    }
+    let mut stage = ClothSelfCollision::new(&cloth, SelfCollisionOptions::default()).unwrap();
+    // Positions of the wrong length, or not finite.
+    assert!(matches!(
+        stage.find(&p[1..]),
+        Err(DeformError::LengthMismatch { .. })
+    ));
+    let mut nan = p.clone();
+    nan[5].x = f32::NAN;
+    assert!(stage.find(&nan).is_err());
+    // A stage built for another cloth.
+    let (q, u) = {
+        let m = grid_mesh(6, [0.0, 0.0], [1.0, 1.0]);
+        (m.positions().to_vec(), m.triangles().to_vec())
+    };
+    let mut other = Cloth::new(q, u, &[], ClothOptions::default()).unwrap();
+    assert!(matches!(
+        other.step_with_self_collision(1.0 / 60.0, &mut stage),
+        Err(DeformError::LengthMismatch { .. })
+    ));
+    assert!(matches!(
+        stage.resolve(&mut other),
+        Err(DeformError::LengthMismatch { .. })
+    ));
+    assert!(matches!(
+        cloth.step_with_self_collision(f32::NAN, &mut stage),
+        Err(DeformError::InvalidParameter { name: "dt", .. })
+    ));
+    // The good cloth still steps.
+    cloth
+        .step_with_self_collision(1.0 / 60.0, &mut stage)
+        .unwrap();
+    assert!(cloth.positions().iter().all(|x| x.is_finite()));
 }

@@ -14,7 +14,8 @@ use crate::math::Vec3;
 /// [`Self::outside`] gets the feedback acceleration `feedback_gain · (outside − d)` along the
 /// skin's outward normal for the next step; below [`Self::surface`] (on the surface, or
 /// inside) it is also moved to [`Self::thickness`] outside the skin along that normal, and the
-/// part of its velocity relative to the skin that points into the skin is removed.
+/// part of its velocity relative to the skin that points into the skin is removed, its
+/// tangential part reduced by [`Self::friction`] times the normal part removed (Coulomb).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct ContactThresholds {
@@ -26,6 +27,9 @@ pub struct ContactThresholds {
     pub thickness: f32,
     /// Feedback acceleration per metre below [`Self::outside`] (1/s²).
     pub feedback_gain: f32,
+    /// Coulomb friction coefficient of a repositioned vertex against the skin (0: it slides
+    /// freely, the seed's response).
+    pub friction: f32,
 }
 
 impl Default for ContactThresholds {
@@ -35,6 +39,7 @@ impl Default for ContactThresholds {
             surface: 0.008,
             thickness: 0.01,
             feedback_gain: 2000.0,
+            friction: 0.0,
         }
     }
 }
@@ -147,6 +152,7 @@ impl SkinCollision {
             ("surface", t.surface),
             ("thickness", t.thickness),
             ("feedback_gain", t.feedback_gain),
+            ("friction", t.friction),
         ] {
             if !(value.is_finite() && value >= 0.0) {
                 return bad(name, value, "must be finite and non-negative");
@@ -336,7 +342,7 @@ impl SkinCollision {
                 let before = a0 * bary.x + b0 * bary.y + c0 * bary.z;
                 let normal = (b1 - a1).cross(c1 - a1).normalize_or_zero();
                 cloth.positions[i] = point + normal * th.thickness;
-                respond_velocity(cloth, i, (point - before) / dt, normal);
+                respond_velocity(cloth, i, (point - before) / dt, normal, th.friction);
                 self.stats.continuous_hits += 1;
                 moved = true;
                 self.states[i] = VertexState::Contact;
@@ -389,7 +395,7 @@ impl SkinCollision {
                 }
                 cloth.positions[i] = c.point + normal * th.thickness;
                 let skin_velocity = self.skin_velocity(avatar, &c, dt)?;
-                respond_velocity(cloth, i, skin_velocity, normal);
+                respond_velocity(cloth, i, skin_velocity, normal, th.friction);
                 moved = true;
             }
             if self.states[i] == VertexState::Contact {
@@ -403,6 +409,75 @@ impl SkinCollision {
             }
         }
         Ok(())
+    }
+
+    /// After [`Self::resolve`] (same frame, same avatar and pose), the discrete test again for
+    /// the cloth vertices `vertices` that another stage moved (the garment's self-collision
+    /// stage reverting vertices to the step's start, [`super::ClothSelfCollision::reverted`]):
+    /// each found below [`ContactThresholds::surface`] is moved to the thickness outside the
+    /// skin and its velocity into the skin removed, up to three times. Returns how many moved.
+    ///
+    /// # Errors
+    /// [`DeformError::IndexOutOfRange`] for a vertex past the cloth's last; the query's errors.
+    ///
+    /// # Performance
+    /// One to three [`AvatarQuery::closest`] per vertex.
+    pub fn push_out(
+        &mut self,
+        cloth: &mut Cloth,
+        avatar: &AvatarBoxes,
+        vertices: &[u32],
+        dt: f32,
+    ) -> Result<usize> {
+        let th = self.thresholds;
+        let mut moved = 0;
+        for &v in vertices {
+            let i = v as usize;
+            if i >= cloth.positions.len() {
+                return Err(DeformError::IndexOutOfRange {
+                    what: "cloth vertex",
+                    index: i,
+                    len: cloth.positions.len(),
+                });
+            }
+            if cloth.is_pinned(i) {
+                continue;
+            }
+            let mut touched = false;
+            for _ in 0..3 {
+                let x = cloth.positions[i];
+                let Some(c) = self
+                    .query
+                    .closest(avatar, x, th.outside, &mut self.scratch)?
+                else {
+                    break;
+                };
+                let pseudo = self.pseudo_normal(avatar, &c)?;
+                let offset = x - c.point;
+                let outside = offset.dot(pseudo) >= 0.0;
+                let signed = if outside { c.distance } else { -c.distance };
+                if signed >= th.surface {
+                    break;
+                }
+                let normal = if c.distance > 1e-7 {
+                    if outside {
+                        offset / c.distance
+                    } else {
+                        -offset / c.distance
+                    }
+                } else {
+                    pseudo
+                };
+                cloth.positions[i] = c.point + normal * th.thickness;
+                let skin_velocity = self.skin_velocity(avatar, &c, dt)?;
+                respond_velocity(cloth, i, skin_velocity, normal, th.friction);
+                touched = true;
+            }
+            if touched {
+                moved += 1;
+            }
+        }
+        Ok(moved)
     }
 
     /// Per box (into `box_motion`), a bound on how far its skin vertices move from the previous
@@ -552,11 +627,19 @@ impl SkinCollision {
     }
 }
 
-/// Removes the part of vertex `i`'s velocity relative to the skin that points into it.
-fn respond_velocity(cloth: &mut Cloth, i: usize, skin: Vec3, normal: Vec3) {
+/// Removes the part of vertex `i`'s velocity relative to the skin that points into it, and
+/// `friction` times that much of its tangential part (at most all of it).
+fn respond_velocity(cloth: &mut Cloth, i: usize, skin: Vec3, normal: Vec3, friction: f32) {
     let relative = cloth.velocities[i] - skin;
     let into = relative.dot(normal);
     if into < 0.0 && skin.is_finite() {
-        cloth.velocities[i] = skin + relative - normal * into;
+        let tangential = relative - normal * into;
+        let speed = tangential.length();
+        let keep = if speed > 0.0 {
+            (1.0 - friction * -into / speed).max(0.0)
+        } else {
+            1.0
+        };
+        cloth.velocities[i] = skin + tangential * keep;
     }
 }

@@ -27,7 +27,12 @@
 //!   [`crate::avatar::AvatarQuery::closest`] (conservative boxes, slab cells, closest triangle)
 //!   and its three thresholds OUTSIDE / ON SURFACE / INSIDE (§4.4): feedback acceleration
 //!   `gain · (outside − d)` along the normal, repositioning to the cloth thickness outside
-//!   the skin.
+//!   the skin, Coulomb friction on request ([`ContactThresholds::friction`]).
+//! * [`ClothSelfCollision`] — the garment against itself: vertex–triangle proximity constraints
+//!   at the cloth's thickness inside the substeps ([`Cloth::step_with_self_collision`]), and
+//!   after the skin stage the crossing triangle pairs found by a BN-Tree whose governors are the
+//!   cloth's own vertices (Schvartzman, Gascón & Otaduy 2009 §5, point governors), their
+//!   vertices reverted to the step's start until none crosses.
 //!
 //! ```text
 //! step:    x ← x + h v (gravity, feedback); stretch, bending (XPBD, α/h²); v ← Δx / h, damped   × substeps
@@ -37,7 +42,9 @@
 
 mod build;
 mod collide;
+mod self_collision;
 mod solve;
 
 pub use build::{Cloth, ClothOptions};
 pub use collide::{ContactThresholds, SkinCollision, SkinCollisionStats, VertexState};
+pub use self_collision::{ClothSelfCollision, ClothSelfCollisionStats, SelfCollisionOptions};

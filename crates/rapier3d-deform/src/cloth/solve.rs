@@ -1,6 +1,7 @@
 //! One cloth step: XPBD substeps (predict, stretch constraints and bending links, velocity update, damping) with pinned vertices moved to their targets.
 
 use super::build::Cloth;
+use super::self_collision::ClothSelfCollision;
 use crate::error::{DeformError, Result};
 use crate::math::Vec3;
 
@@ -18,6 +19,45 @@ impl Cloth {
     /// # Performance
     /// O(substeps · (V + E + B)) for V vertices, E edges, B bending pairs; no allocation.
     pub fn step(&mut self, dt: f32) -> Result<()> {
+        self.advance(dt, None)
+    }
+
+    /// [`Self::step`] with the garment's proximity constraints ([`ClothSelfCollision`]): the
+    /// vertex–triangle pairs within reach of each substep are gathered at its start and
+    /// projected after its stretch and bending constraints. Crossings the step
+    /// still leaves are for [`ClothSelfCollision::resolve`], after the skin's stage.
+    ///
+    /// # Errors
+    /// As [`Self::step`]; [`DeformError::LengthMismatch`] for a `self_collision` built for
+    /// another cloth (vertex or triangle count).
+    ///
+    /// # Performance
+    /// [`Self::step`] plus, per substep, O(V log V + T k + P) to gather P pairs of T triangles
+    /// and V vertices (k vertices in a triangle's slab along the sweep axis) and O(P) to project
+    /// them.
+    pub fn step_with_self_collision(
+        &mut self,
+        dt: f32,
+        self_collision: &mut ClothSelfCollision,
+    ) -> Result<()> {
+        let tree = self_collision.tree();
+        if tree.rest_positions().len() != self.positions.len()
+            || tree.mesh().triangle_count() != self.mesh.triangle_count()
+        {
+            return Err(DeformError::LengthMismatch {
+                what: "cloth of the self-collision stage (not the cloth it was built for)",
+                expected: tree.rest_positions().len(),
+                actual: self.positions.len(),
+            });
+        }
+        self.advance(dt, Some(self_collision))
+    }
+
+    fn advance(
+        &mut self,
+        dt: f32,
+        mut self_collision: Option<&mut ClothSelfCollision>,
+    ) -> Result<()> {
         if !(dt.is_finite() && dt > 0.0) {
             return Err(DeformError::InvalidParameter {
                 name: "dt",
@@ -34,6 +74,9 @@ impl Cloth {
         self.step_start.copy_from_slice(&self.positions);
         for s in 0..substeps {
             let f = (s + 1) as f32 / substeps as f32;
+            if let Some(sc) = self_collision.as_deref_mut() {
+                sc.begin_substep(self, h, s == 0);
+            }
             self.substep_start.copy_from_slice(&self.positions);
             for (i, x) in self.positions.iter_mut().enumerate() {
                 if self.inverse_mass[i] > 0.0 {
@@ -49,6 +92,9 @@ impl Cloth {
             }
             self.solve_stretch(stretch_alpha);
             self.solve_bending(bend_alpha);
+            if let Some(sc) = self_collision.as_deref_mut() {
+                sc.project(self);
+            }
             for (i, v) in self.velocities.iter_mut().enumerate() {
                 *v = (self.positions[i] - self.substep_start[i]) / h;
                 if self.inverse_mass[i] > 0.0 {
