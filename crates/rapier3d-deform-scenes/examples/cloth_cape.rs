@@ -13,17 +13,13 @@
 //! garment's crossing pairs and the per-frame cost of each stage.
 
 use std::error::Error;
-use std::time::Duration;
 
 use rapier3d_deform::avatar::{AvatarBoxes, AvatarOptions};
-use rapier3d_deform::cloth::{ClothOptions, SelfCollisionOptions, VertexState};
+use rapier3d_deform::cloth::{ClothOptions, SelfCollisionOptions};
 use rapier3d_deform::governor::deform_vertices;
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform_scenes::cape::{FoxCape, RunningFox};
-use rapier3d_deform_scenes::garment::{self, GarmentStages};
-use rapier3d_deform_scenes::render::{
-    Camera, Canvas, Corner, WrittenFiles, clear_outputs, frame_file_name,
-};
+use rapier3d_deform_scenes::garment::{ExampleNames, GarmentPictures, GarmentStages};
 
 const DT: f32 = 1.0 / 60.0;
 const PICTURE_EVERY: usize = 12;
@@ -57,109 +53,42 @@ fn main() -> Result<(), Box<dyn Error>> {
         cape.cloth.positions().len(),
         cape.cloth.pinned().len()
     );
-    let legend = garment::legend();
     let mut posed = Vec::new();
     deform_vertices(&rest, &weights, &g0, &mut posed);
-    let (w, h) = VIEW;
-    let header = Canvas::header_height(2 * w, true) + 20.0;
-    let insets = [
-        header / h as f32,
-        0.0,
-        (Canvas::legend_size(2 * w, &legend).1 + 16.0) / h as f32,
-        0.0,
-    ];
-    let cameras = [
-        Camera::fit_points(
-            &posed,
-            Vec3::new(-1.0, -0.2, 0.0),
-            0.6,
-            w as f32 / h as f32,
-            0.05,
-            insets,
-        )?,
-        Camera::fit_points(
-            &posed,
-            Vec3::new(0.5, -0.8, 1.0),
-            0.6,
-            w as f32 / h as f32,
-            0.05,
-            insets,
-        )?,
-    ];
-    clear_outputs(OUT, &["png"])?;
-    let mut written = WrittenFiles::new();
-    let (mut cloth_time, mut stage_time, mut self_time) =
-        (Duration::ZERO, Duration::ZERO, Duration::ZERO);
-    let (mut contacts, mut repositioned, mut continuous) = (0usize, 0usize, 0usize);
-    let (mut crossing, mut reverted) = (0usize, 0usize);
+    let names = ExampleNames {
+        out: OUT,
+        title: "cloth_cape: XPBD cape on the running Fox",
+        garment: "cape",
+        sequence: "run",
+    };
+    let mut pictures = GarmentPictures::new(
+        names,
+        VIEW,
+        &posed,
+        [Vec3::new(-1.0, -0.2, 0.0), Vec3::new(0.5, -0.8, 1.0)],
+    )?;
     let mut previous = g0;
     for step in 1..=steps {
         let t = step as f32 * DT;
         let g = fox.governors_at(t)?;
         let targets = cape.pin_targets(&fox, &g);
         let times = stages.step(&mut cape.cloth, &avatar, &targets, &previous, &g, DT)?;
-        cloth_time += times.cloth;
-        stage_time += times.skin;
-        self_time += times.self_collision;
-        let self_stats = stages.self_collision.stats();
-        crossing += self_stats.crossing_pairs;
-        reverted += self_stats.reverted;
-        let s = stages.collision.stats();
-        contacts += s.contacts;
-        repositioned += s.repositioned;
-        continuous += s.continuous_hits;
+        pictures.record(times, &stages);
         if step % PICTURE_EVERY == 0 {
             deform_vertices(&rest, &weights, &g, &mut posed);
-            let states = stages.collision.states();
-            let mut canvas = garment::draw_views(
-                &cameras,
-                VIEW,
+            pictures.draw(
                 &posed,
                 mesh.triangles(),
                 &cape.cloth,
-                states,
-            )?;
-            let count = |state| states.iter().filter(|s| **s == state).count();
-            canvas.draw_header(
-                "cloth_cape: XPBD cape on the running Fox",
-                &format!(
-                    "{} skin triangles; {} cloth vertices: {} in no box, {} in a box only, {} in contact; {} repositioned, {} crossing cape pairs this step",
-                    mesh.triangle_count(),
-                    cape.cloth.positions().len(),
-                    count(VertexState::NoBox),
-                    count(VertexState::BoxOnly),
-                    count(VertexState::Contact),
-                    s.repositioned,
-                    self_stats.crossing_pairs
-                ),
-                &format!("t = {t:.2} s · step {step}/{steps}"),
-            );
-            canvas.draw_legend(&legend, Corner::BottomLeft);
-            written.save_png(
-                &canvas,
-                format!("{OUT}/{}", frame_file_name("run", step / PICTURE_EVERY, t)),
-                format!("t = {t:.2} s: {} contacts", count(VertexState::Contact)),
+                &stages,
+                step / PICTURE_EVERY,
+                step,
+                steps,
+                t,
             )?;
         }
         previous = g;
     }
-    let n = steps.max(1) as u32;
-    println!("{steps} steps of {DT:.4} s:");
-    println!(
-        "  per step: {:.1} contacts, {:.2} repositioned; continuous hits in all: {continuous}",
-        contacts as f64 / steps.max(1) as f64,
-        repositioned as f64 / steps.max(1) as f64
-    );
-    println!(
-        "  garment crossing pairs found in all: {crossing}; vertices reverted in all: {reverted}"
-    );
-    println!(
-        "  per step: cloth (with proximity constraints) {:.2?}, collision stage {:.2?}, self-collision stage {:.2?}",
-        cloth_time / n,
-        stage_time / n,
-        self_time / n
-    );
-    println!();
-    written.print_summary();
+    pictures.print_summary(DT);
     Ok(())
 }

@@ -216,3 +216,189 @@ pub fn draw_views(
     }
     Ok(canvas)
 }
+
+/// What a garment example names: its output folder, picture title, garment word and frame
+/// sequence name.
+#[derive(Clone, Copy, Debug)]
+pub struct ExampleNames {
+    /// Output folder (`out/<example>`).
+    pub out: &'static str,
+    /// The pictures' title.
+    pub title: &'static str,
+    /// The garment, as the header and the summary name it ("cape", "skirt").
+    pub garment: &'static str,
+    /// The frame files' sequence name ([`crate::render::frame_file_name`]).
+    pub sequence: &'static str,
+}
+
+/// The frame loop's bookkeeping of a garment example: two views fitted to the avatar's rest
+/// pose, the pictures (the seed's vertex states in the header, the legend), the stage counters
+/// and times, and the closing summary.
+pub struct GarmentPictures {
+    names: ExampleNames,
+    view: (usize, usize),
+    legend: Legend,
+    cameras: [Camera; 2],
+    written: crate::render::WrittenFiles,
+    times: StageTimes,
+    steps: usize,
+    contacts: usize,
+    repositioned: usize,
+    continuous: usize,
+    crossing: usize,
+    reverted: usize,
+}
+
+impl GarmentPictures {
+    /// Two cameras looking along `directions` at the posed skin `posed_skin` (views of `view`
+    /// pixels, room left for the header and the legend); clears the output folder's PNGs.
+    ///
+    /// # Errors
+    /// [`Camera::fit_points`]'s, [`crate::render::clear_outputs`]'s.
+    ///
+    /// # Performance
+    /// O(skin vertices).
+    pub fn new(
+        names: ExampleNames,
+        view: (usize, usize),
+        posed_skin: &[Vec3],
+        directions: [Vec3; 2],
+    ) -> Result<Self> {
+        let legend = legend();
+        let (w, h) = view;
+        let header = Canvas::header_height(2 * w, true) + 20.0;
+        let insets = [
+            header / h as f32,
+            0.0,
+            (Canvas::legend_size(2 * w, &legend).1 + 16.0) / h as f32,
+            0.0,
+        ];
+        let fit = |direction| {
+            Camera::fit_points(
+                posed_skin,
+                direction,
+                0.6,
+                w as f32 / h as f32,
+                0.05,
+                insets,
+            )
+        };
+        let cameras = [fit(directions[0])?, fit(directions[1])?];
+        crate::render::clear_outputs(names.out, &["png"])?;
+        Ok(Self {
+            names,
+            view,
+            legend,
+            cameras,
+            written: crate::render::WrittenFiles::new(),
+            times: StageTimes::default(),
+            steps: 0,
+            contacts: 0,
+            repositioned: 0,
+            continuous: 0,
+            crossing: 0,
+            reverted: 0,
+        })
+    }
+
+    /// Adds one step's stage times and counters.
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn record(&mut self, times: StageTimes, stages: &GarmentStages) {
+        self.steps += 1;
+        self.times.cloth += times.cloth;
+        self.times.skin += times.skin;
+        self.times.self_collision += times.self_collision;
+        let s = stages.collision.stats();
+        self.contacts += s.contacts;
+        self.repositioned += s.repositioned;
+        self.continuous += s.continuous_hits;
+        let c = stages.self_collision.stats();
+        self.crossing += c.crossing_pairs;
+        self.reverted += c.reverted;
+    }
+
+    /// Draws and writes the picture of step `step` of `steps` at `t` seconds: the posed skin
+    /// and the cloth coloured by the last step's vertex states, with a header counting them.
+    ///
+    /// # Errors
+    /// The renderer's and the PNG writer's.
+    ///
+    /// # Performance
+    /// O(pixels + skin and cloth triangles).
+    #[allow(clippy::too_many_arguments)]
+    pub fn draw(
+        &mut self,
+        posed_skin: &[Vec3],
+        skin_triangles: &[[u32; 3]],
+        cloth: &Cloth,
+        stages: &GarmentStages,
+        picture: usize,
+        step: usize,
+        steps: usize,
+        t: f32,
+    ) -> Result<()> {
+        let states = stages.collision.states();
+        let mut canvas = draw_views(
+            &self.cameras,
+            self.view,
+            posed_skin,
+            skin_triangles,
+            cloth,
+            states,
+        )?;
+        let count = |state| states.iter().filter(|s| **s == state).count();
+        canvas.draw_header(
+            self.names.title,
+            &format!(
+                "{} skin triangles; {} cloth vertices: {} in no box, {} in a box only, {} in contact; {} repositioned, {} crossing {} pairs this step",
+                skin_triangles.len(),
+                cloth.positions().len(),
+                count(VertexState::NoBox),
+                count(VertexState::BoxOnly),
+                count(VertexState::Contact),
+                stages.collision.stats().repositioned,
+                stages.self_collision.stats().crossing_pairs,
+                self.names.garment,
+            ),
+            &format!("t = {t:.2} s · step {step}/{steps}"),
+        );
+        canvas.draw_legend(&self.legend, crate::render::Corner::BottomLeft);
+        self.written.save_png(
+            &canvas,
+            format!(
+                "{}/{}",
+                self.names.out,
+                crate::render::frame_file_name(self.names.sequence, picture, t)
+            ),
+            format!("t = {t:.2} s: {} contacts", count(VertexState::Contact)),
+        )
+    }
+
+    /// Prints the summary: counters per step, the garment's crossings, each stage's time per
+    /// step, and the files written.
+    pub fn print_summary(&self, dt: f32) {
+        let steps = self.steps.max(1);
+        let n = steps as u32;
+        println!("{} steps of {dt:.4} s:", self.steps);
+        println!(
+            "  per step: {:.1} contacts, {:.2} repositioned; continuous hits in all: {}",
+            self.contacts as f64 / steps as f64,
+            self.repositioned as f64 / steps as f64,
+            self.continuous
+        );
+        println!(
+            "  {} crossing pairs found in all: {}; vertices reverted in all: {}",
+            self.names.garment, self.crossing, self.reverted
+        );
+        println!(
+            "  per step: cloth (with proximity constraints) {:.2?}, collision stage {:.2?}, self-collision stage {:.2?}",
+            self.times.cloth / n,
+            self.times.skin / n,
+            self.times.self_collision / n
+        );
+        println!();
+        self.written.print_summary();
+    }
+}
