@@ -9,6 +9,8 @@ use kiss3d::procedural::{IndexBuffer, RenderMesh};
 use kiss3d::window::Window;
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform::prelude::{DebugColor, DebugRenderBackend, DebugRenderObject, Vector};
+use rapier3d_deform_scenes::render::Rgb;
+use rapier3d_deform_scenes::render::debug_lines::hsla_to_rgb;
 use rapier3d_deform_testbed::Demo;
 
 /// One kiss3d node per drawn mesh of a [`Demo`], its vertices rewritten from the mesh's current
@@ -85,27 +87,11 @@ impl<'a> KissLines<'a> {
 
 impl DebugRenderBackend for KissLines<'_> {
     fn draw_line(&mut self, _: DebugRenderObject, a: Vector, b: Vector, color: DebugColor) {
-        let [r, g, b_, alpha] = hsla_to_rgba(color);
+        let Rgb { r, g, b: b_ } = hsla_to_rgb(color);
+        let alpha = color[3];
         self.window
             .draw_line(kiss(a), kiss(b), Color::new(r, g, b_, alpha), 2.0, false);
     }
-}
-
-/// Rapier's debug colours are HSLA (hue in degrees, the rest in `0..=1`).
-fn hsla_to_rgba([h, s, l, a]: DebugColor) -> [f32; 4] {
-    let c = (1.0 - (2.0 * l - 1.0).abs()) * s;
-    let h = h.rem_euclid(360.0) / 60.0;
-    let x = c * (1.0 - (h % 2.0 - 1.0).abs());
-    let (r, g, b) = match h as u32 {
-        0 => (c, x, 0.0),
-        1 => (x, c, 0.0),
-        2 => (0.0, c, x),
-        3 => (0.0, x, c),
-        4 => (x, 0.0, c),
-        _ => (c, 0.0, x),
-    };
-    let m = l - 0.5 * c;
-    [r + m, g + m, b + m, a]
 }
 
 /// Writes the window's last frame to `path` (RGB PNG).

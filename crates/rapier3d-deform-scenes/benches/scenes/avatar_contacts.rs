@@ -339,49 +339,17 @@ pub fn run(options: &RunOptions) -> SceneReport {
     report.metric("triangles_skin", l.triangles as f64, "finest level");
     report.metric("cloth_vertices", POINTS as f64, "garment points per frame");
     report.metric("frames", l.frames as f64, "Walk then Run");
-    report.metric("ms_collision_obb", m[0], "per-bone boxes, whole frame");
-    report.metric(
-        "ms_collision_trimesh_deformable",
-        m[1],
-        "skin all + set_vertices + max-dist projections",
+    super::garment::report_route_comparison(
+        &mut report,
+        [m[0], m[1], m[2], m[3]],
+        "per-bone boxes, whole frame",
+        measured.iter().map(|l| l.seed_misses).sum(),
+        [0, 1, 2].map(|k| measured.iter().map(|l| l.false_negatives[k]).sum()),
     );
-    report.metric(
-        "ms_collision_bntree",
-        m[2],
-        "O(m) pose + max-dist projections",
-    );
-    report.metric(
-        "ms_collision_brute_force",
-        m[3],
-        "skin all + every triangle",
-    );
-    report.metric("speedup_vs_trimesh_deformable", m[1] / m[0], "target ≥ 10");
-    report.metric("speedup_vs_brute_force", m[3] / m[0], "target ≥ 50");
-    report.metric("speedup_vs_bntree", m[2] / m[0], "report");
     report.metric(
         "triangles_tested_per_cloth_vertex",
         l.candidates as f64 / l.points_queried.max(1) as f64,
         "obb candidates per point",
-    );
-    report.metric(
-        "seed_tolerance_misses",
-        measured.iter().map(|l| l.seed_misses).sum::<usize>() as f64,
-        "posed skin vertices outside the seed's 5 % boxes, all levels and frames",
-    );
-    report.metric(
-        "false_negatives",
-        measured.iter().map(|l| l.false_negatives[0]).sum::<usize>() as f64,
-        "obb vs brute force, all levels and frames",
-    );
-    report.metric(
-        "false_negatives_trimesh_deformable",
-        measured.iter().map(|l| l.false_negatives[1]).sum::<usize>() as f64,
-        "",
-    );
-    report.metric(
-        "false_negatives_bntree",
-        measured.iter().map(|l| l.false_negatives[2]).sum::<usize>() as f64,
-        "",
     );
     if measured.len() > 1 {
         report.metric(

@@ -370,19 +370,7 @@ impl SkinCollision {
                     break;
                 };
                 self.states[i] = VertexState::Contact;
-                let pseudo = self.pseudo_normal(avatar, &c)?;
-                let offset = x - c.point;
-                let outside = offset.dot(pseudo) >= 0.0;
-                let signed = if outside { c.distance } else { -c.distance };
-                let normal = if c.distance > 1e-7 {
-                    if outside {
-                        offset / c.distance
-                    } else {
-                        -offset / c.distance
-                    }
-                } else {
-                    pseudo
-                };
+                let (signed, normal) = self.signed_distance(avatar, x, &c)?;
                 if pass == 0 {
                     self.stats.deepest = self.stats.deepest.min(signed);
                     let accel = normal * (th.feedback_gain * (th.outside - signed));
@@ -452,22 +440,10 @@ impl SkinCollision {
                 else {
                     break;
                 };
-                let pseudo = self.pseudo_normal(avatar, &c)?;
-                let offset = x - c.point;
-                let outside = offset.dot(pseudo) >= 0.0;
-                let signed = if outside { c.distance } else { -c.distance };
+                let (signed, normal) = self.signed_distance(avatar, x, &c)?;
                 if signed >= th.surface {
                     break;
                 }
-                let normal = if c.distance > 1e-7 {
-                    if outside {
-                        offset / c.distance
-                    } else {
-                        -offset / c.distance
-                    }
-                } else {
-                    pseudo
-                };
                 cloth.positions[i] = c.point + normal * th.thickness;
                 let skin_velocity = self.skin_velocity(avatar, &c, dt)?;
                 respond_velocity(cloth, i, skin_velocity, normal, th.friction);
@@ -565,6 +541,31 @@ impl SkinCollision {
         let u = (b - point).cross(c - point).dot(n) / area2;
         let v = (c - point).cross(a - point).dot(n) / area2;
         Ok(Vec3::new(u, v, 1.0 - u - v))
+    }
+
+    /// The signed distance of `x` from the skin at its closest point `c` (negative inside, the
+    /// side from the feature's pseudo-normal) and the outward unit normal there (from the
+    /// point, or the pseudo-normal when the point lies on the skin).
+    fn signed_distance(
+        &mut self,
+        avatar: &AvatarBoxes,
+        x: Vec3,
+        c: &SkinContact,
+    ) -> Result<(f32, Vec3)> {
+        let pseudo = self.pseudo_normal(avatar, c)?;
+        let offset = x - c.point;
+        let outside = offset.dot(pseudo) >= 0.0;
+        let signed = if outside { c.distance } else { -c.distance };
+        let normal = if c.distance > 1e-7 {
+            if outside {
+                offset / c.distance
+            } else {
+                -offset / c.distance
+            }
+        } else {
+            pseudo
+        };
+        Ok((signed, normal))
     }
 
     /// The outward pseudo-normal of the skin feature holding the contact point: the face's

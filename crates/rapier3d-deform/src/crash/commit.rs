@@ -61,15 +61,13 @@ pub(crate) fn commit(
         }
         let drift = body.reblend(&changed, 0.0);
         body.step.changed = changed;
-        let current = colliders
+        let co = colliders
             .get(body.collider)
             .ok_or(DeformError::UnknownHandle {
                 what: "collider",
                 index: body.collider.into_raw_parts().0,
-            })?
-            .shared_shape()
-            .clone();
-        prepare_write(body, &current, drift, params)?;
+            })?;
+        prepare_write(body, co.shared_shape(), drift, params)?;
     }
     // 4–5. Shape and mass.
     let push = body.step.push;

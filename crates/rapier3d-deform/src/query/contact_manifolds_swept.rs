@@ -3,7 +3,7 @@
 use rapier3d::math::{Pose, Real};
 use rapier3d::parry::bounding_volume::{Aabb, BoundingVolume};
 use rapier3d::parry::query::{ContactManifold, TrackedContact};
-use rapier3d::parry::shape::PackedFeatureId;
+use rapier3d::parry::shape::{PackedFeatureId, Triangle};
 
 use super::MeshPair;
 use crate::geometry::first_crossing;
@@ -46,7 +46,7 @@ pub(super) fn entered_triangle<ManifoldData, ContactData>(
         };
         if fid == Some(entered_feature()) && (t as usize) < mesh.triangle_count() {
             let tri = mesh.triangle(t);
-            let behind = outward_normal(mesh, t).is_some_and(|n| {
+            let behind = outward_normal(mesh, &tri).is_some_and(|n| {
                 (centre - tri.a).dot(n) < 0.0 && tri.local_aabb().intersects(shape_box)
             });
             if behind {
@@ -94,10 +94,10 @@ pub(super) fn fill_entered_manifold<ManifoldData, ContactData>(
 {
     manifold.points.clear();
     let mesh = pair.mesh;
-    let (Some(n), Some(support)) = (outward_normal(mesh, t), pair.other.as_support_map()) else {
+    let tri = mesh.triangle(t);
+    let (Some(n), Some(support)) = (outward_normal(mesh, &tri), pair.other.as_support_map()) else {
         return;
     };
-    let tri = mesh.triangle(t);
     let centre = pair.pos_mo * pair.other.compute_local_aabb().center();
     // On the triangle's plane, not clamped to the triangle: the shape slides along the limb
     // while it is pushed out, and the surface velocity there is the triangle's, extrapolated.
@@ -122,9 +122,9 @@ pub(super) fn fill_entered_manifold<ManifoldData, ContactData>(
     ));
 }
 
-/// Triangle `t`'s unit normal pointing out of the solid (`None` when degenerate).
-fn outward_normal(mesh: &DeformableMeshShape, t: u32) -> Option<Vec3> {
-    let n = mesh.triangle(t).normal()?;
+/// The posed triangle `tri`'s unit normal pointing out of the solid (`None` when degenerate).
+fn outward_normal(mesh: &DeformableMeshShape, tri: &Triangle) -> Option<Vec3> {
+    let n = tri.normal()?;
     Some(if mesh_is_inward(mesh) { -n } else { n })
 }
 
