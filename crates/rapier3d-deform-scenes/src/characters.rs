@@ -193,40 +193,23 @@ impl CharacterScene {
         self.steps as f32 * DT
     }
 
-    /// One step: both colliders posed from their clips at the current time, the kinematic
-    /// bodies moved, the hooks updated, the world stepped with them, the normal velocities
-    /// applied, the Fox's self-collisions found.
+    /// One step: [`Self::move_bodies`], [`Self::pose`], [`Self::step_world`] and the Fox's
+    /// self-collision query, each timed.
     ///
     /// # Errors
-    /// What [`SkinnedCollider::play`], [`SurfaceVelocityHooks::update`] and
-    /// [`SkinnedCollider::find_self_collisions`] reject.
+    /// What [`Self::pose`] and [`SkinnedCollider::find_self_collisions`] reject.
     ///
     /// # Performance
     /// O(bones) to pose, Rapier's step, one BN-Tree query.
     pub fn step(&mut self) -> DeformResult<CharacterStep> {
-        let t = self.time();
         let a = Instant::now();
-        self.fox.play(&mut self.world.colliders, FOX_CLIP, t)?;
-        self.figure
-            .play(&mut self.world.colliders, FIGURE_CLIP, t)?;
-        self.world.bodies[self.fox.body()].set_next_kinematic_translation(Vector::new(
-            0.0,
-            0.0,
-            WALK_SPEED * (t + DT),
-        ));
-        self.world.bodies[self.figure.body()].set_next_kinematic_translation(Vector::new(
-            FIGURE_X,
-            self.figure_floor,
-            WALK_SPEED * (t + DT),
-        ));
-        self.hooks.update(&self.world.colliders, DT)?;
+        self.move_bodies();
+        self.pose()?;
         let b = Instant::now();
-        self.world.step_with_events(&self.hooks, &());
-        let pushed = self.hooks.apply_normal_velocities(&mut self.world);
+        let pushed = self.step_world();
         let c = Instant::now();
         let pairs = self.fox.find_self_collisions()?.len();
         let d = Instant::now();
-        self.steps += 1;
         Ok(CharacterStep {
             pose: b - a,
             step: c - b,
@@ -234,5 +217,46 @@ impl CharacterScene {
             pushed,
             pairs,
         })
+    }
+
+    /// Gives both kinematic bodies their positions at the end of the coming step (the walk).
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn move_bodies(&mut self) {
+        let z = WALK_SPEED * (self.time() + DT);
+        self.world.bodies[self.fox.body()].set_next_kinematic_translation(Vector::new(0.0, 0.0, z));
+        self.world.bodies[self.figure.body()].set_next_kinematic_translation(Vector::new(
+            FIGURE_X,
+            self.figure_floor,
+            z,
+        ));
+    }
+
+    /// Both colliders posed from their clips at the current time, then the hooks updated.
+    ///
+    /// # Errors
+    /// What [`SkinnedCollider::play`] and [`SurfaceVelocityHooks::update`] reject.
+    ///
+    /// # Performance
+    /// O(bones) per collider; the hooks O(governors) per tracked collider.
+    pub fn pose(&mut self) -> DeformResult<()> {
+        let t = self.time();
+        self.fox.play(&mut self.world.colliders, FOX_CLIP, t)?;
+        self.figure
+            .play(&mut self.world.colliders, FIGURE_CLIP, t)?;
+        self.hooks.update(&self.world.colliders, DT)
+    }
+
+    /// Rapier's step with the hooks, then the surface's normal
+    /// velocity given to the balls it touches; the scene's time advances. Returns the number of
+    /// ball contacts given it.
+    ///
+    /// # Performance
+    /// Rapier's step, then O(contacts of the characters).
+    pub fn step_world(&mut self) -> usize {
+        self.world.step_with_events(&self.hooks, &());
+        self.steps += 1;
+        self.hooks.apply_normal_velocities(&mut self.world)
     }
 }

@@ -1,12 +1,15 @@
-//! Contract: posing a glTF-rigged `SkinnedCollider` from a clip (`pose_clip`: the skeleton's world transforms into reusable buffers, then the O(bones) pose) and its self-collision query (`find_self_collisions`) allocate nothing once every frame has been visited once; `Skeleton::world_transforms_into` equals `Skeleton::world_transforms` bit for bit.
+//! Contract: posing a glTF-rigged `SkinnedCollider` from a clip (`pose_clip`: the skeleton's world transforms into reusable buffers, then the O(bones) pose) and its self-collision query (`find_self_collisions`) allocate nothing once every frame has been visited once; in a Rapier step under falling balls, the skinned route (posing, the surface-velocity hooks, the crate's contact queries on pairs already in contact) allocates nothing; `Skeleton::world_transforms_into` equals `Skeleton::world_transforms` bit for bit.
 
+use crate::counted_dispatcher::{self, Counted};
 use crate::counting_alloc;
 
+use rapier3d::parry::query::{DefaultQueryDispatcher, QueryDispatcher};
 use rapier3d::prelude::*;
 use rapier3d_deform::bn_tree::CullingMode;
 use rapier3d_deform::io::{LoadOptions, SkeletonScratch, load_gltf};
 use rapier3d_deform::prelude::{ClipTime, DeformDispatcher, SkinnedColliderBuilder};
 use rapier3d_deform_scenes::asset_path;
+use rapier3d_deform_scenes::characters::CharacterScene;
 
 #[test]
 fn clip_posing_and_self_collision_queries_do_not_allocate_after_warm_up() {
@@ -70,4 +73,104 @@ fn world_transforms_into_equals_world_transforms() {
         }
     }
     assert!(compared > 0);
+}
+
+#[test]
+fn skinned_steps_allocate_only_to_grow_manifold_lists() {
+    counted_dispatcher::on_one_thread(|| {
+        // The `skinned_character` scene: the Fox (swept contacts, self-collisions) and Kenney's
+        // figure walk through 240 falling balls; every step poses both from their clips, updates
+        // the surface-velocity hooks, steps Rapier with them and runs the Fox's self-collision query.
+        let mut scene = CharacterScene::build(4.0).unwrap();
+        scene.world.narrow_phase =
+            NarrowPhase::with_query_dispatcher(Counted.chain(DefaultQueryDispatcher));
+        let (mut posing, mut self_query, mut beyond_rapier) = (0, 0, 0);
+        let (mut beyond_growth, mut growth) = (0, 0);
+        let (mut pushed, mut handled_before, mut warm_up_done) = (0, 0, None);
+        for step in 0..240 {
+            counted_dispatcher::reset();
+            // Rapier's API allocates here (the first body modified in a step regrows its
+            // modified-bodies list, which the step takes): not counted.
+            scene.move_bodies();
+            let before = counting_alloc::allocations();
+            scene.pose().unwrap();
+            let pose = counting_alloc::allocations() - before;
+            scene.world.step_with_events(&scene.hooks, &());
+            scene.steps += 1;
+            let before = counting_alloc::allocations();
+            let applied = scene.hooks.apply_normal_velocities(&mut scene.world);
+            let apply = counting_alloc::allocations() - before;
+            let before = counting_alloc::allocations();
+            scene.fox.find_self_collisions().unwrap();
+            let query = counting_alloc::allocations() - before;
+            // Warm-up: a second of walking (the hooks' and queries' buffers grow to the largest
+            // frame, the first balls land), and until both characters have touched a ball (a
+            // shape's first contact builds its edge adjacency, once).
+            let touched = |c: ColliderHandle| {
+                scene
+                    .world
+                    .narrow_phase
+                    .contact_pairs_with(c)
+                    .any(|p| p.has_any_active_contact())
+            };
+            if warm_up_done.is_none()
+                && step >= 60
+                && touched(scene.fox.collider())
+                && touched(scene.figure.collider())
+            {
+                warm_up_done = Some(step);
+                handled_before = counted_dispatcher::handled();
+                continue;
+            }
+            if warm_up_done.is_some() {
+                posing += pose;
+                self_query += query;
+                beyond_rapier += apply.saturating_sub(rapier_list_allocations(applied));
+                beyond_growth += counted_dispatcher::allocations_beyond_growth();
+                growth += counted_dispatcher::allocations()
+                    - counted_dispatcher::allocations_beyond_growth();
+                pushed += applied;
+            }
+        }
+        let warm_up_done = warm_up_done.expect("a character never touched a ball");
+        assert!(
+            warm_up_done < 180,
+            "warm-up lasted {warm_up_done} of 240 steps"
+        );
+        let handled = counted_dispatcher::handled() - handled_before;
+        assert!(
+            handled > 1000,
+            "only {handled} pairs went through the crate's dispatcher"
+        );
+        assert!(pushed > 0, "no ball was pushed by a moving surface");
+        assert_eq!(
+            posing, 0,
+            "posing and the hooks' update allocated {posing} times"
+        );
+        assert_eq!(
+            beyond_rapier, 0,
+            "giving normal velocities allocated {beyond_rapier} times beyond Rapier's modified-bodies list"
+        );
+        assert_eq!(
+            self_query, 0,
+            "the self-collision query allocated {self_query} times"
+        );
+        assert_eq!(
+            beyond_growth, 0,
+            "the crate's contact queries allocated {beyond_growth} times beyond growing manifold lists ({growth} growth allocations)"
+        );
+        println!(
+            "{handled} dispatcher calls from step {warm_up_done}, {pushed} pushes, {growth} growth allocations"
+        );
+    });
+}
+
+/// The most allocations Rapier's API can make when a step's first `bodies` impulses each modify
+/// a different body: its modified-bodies list (taken by every step) is allocated on the first
+/// and doubles from 4 entries.
+fn rapier_list_allocations(bodies: usize) -> usize {
+    match bodies {
+        0 => 0,
+        n => 1 + n.div_ceil(4).next_power_of_two().trailing_zeros() as usize,
+    }
 }

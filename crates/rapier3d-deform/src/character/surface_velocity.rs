@@ -339,7 +339,9 @@ impl SurfaceVelocityHooks {
                         let n = mesh_pose.rotation * face;
                         let x = mesh_pose * local;
                         let s = (mesh_pose.rotation * v).dot(n);
-                        let Some(rb) = world.bodies.get_mut(body) else {
+                        // Read first: `get_mut` marks a body modified (Rapier then re-syncs
+                        // it and its colliders), which only a pushed body needs.
+                        let Some(rb) = world.bodies.get(body) else {
                             continue;
                         };
                         if !rb.is_dynamic() {
@@ -355,7 +357,7 @@ impl SurfaceVelocityHooks {
                         let inv = n.dot(mp.effective_inv_mass * n)
                             + rn.dot(mp.effective_world_inv_inertia * rn);
                         if inv > 0.0 {
-                            rb.apply_impulse_at_point(n * ((s - b) / inv), x, true);
+                            world.bodies[body].apply_impulse_at_point(n * ((s - b) / inv), x, true);
                             applied += 1;
                         }
                     }

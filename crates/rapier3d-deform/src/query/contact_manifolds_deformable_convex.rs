@@ -29,13 +29,14 @@ impl WorkspaceData for DeformableContactWorkspace {
     }
 }
 
-/// Fills `manifolds` with one manifold per triangle whose box overlaps the other shape's box
-/// loosened by `prediction`, keyed `(triangle, 0)` (`(0, triangle)` when the mesh is the second
+/// Fills `manifolds` with one manifold per triangle in contact among those whose box overlaps
+/// the other shape's box loosened by `prediction`, keyed `(triangle, 0)` (`(0, triangle)` when the mesh is the second
 /// shape), in the tree's depth-first order. A manifold of the same key in the incoming list is
 /// reused in place (`ManifoldSlots`: parry's per-triangle routines then carry its points'
 /// solver data over by feature ids, as for a `TriMesh`). Points are in the colliders' frames.
 ///
-/// No allocation but the list's own growth, no hashing, no copy of the points.
+/// No allocation once the pair's list has held as many manifolds as now (spares are reused), no
+/// hashing, no copy of the points.
 pub(super) fn contact_manifolds<ManifoldData, ContactData>(
     pair: &MeshPair<'_>,
     pos12: &Pose,
@@ -83,6 +84,11 @@ pub(super) fn contact_manifolds<ManifoldData, ContactData>(
                 pos12, tri, pair.other, normals, None, prediction, manifold,
             )
         };
+        // A triangle within reach but not in contact keeps no manifold: its slot (and the
+        // point list's capacity) goes to the next triangle.
+        if manifold.points.is_empty() {
+            slots.release();
+        }
     });
     slots.finish();
 }

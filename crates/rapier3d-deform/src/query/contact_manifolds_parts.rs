@@ -74,14 +74,19 @@ pub(super) fn ensure_workspace(workspace: &mut Option<ContactManifoldsWorkspace>
 /// kept up to date through the swaps, so a pair costs O(log n) instead of a scan.
 ///
 /// This replaces a hash map keyed by sub-shape pairs: no hashing, no manifold moved out of the
-/// list and back, no allocation once the list and the index buffer have grown.
+/// list and back, no allocation once the list, its manifolds' point lists and the index buffer
+/// have grown.
 ///
 /// # Performance
 /// O(1) per pair found within a few slots of where it was; O(n log n) once per call in which
 /// some pair is not (the index), then O(log n) per pair.
 pub(super) struct ManifoldSlots<'m, ManifoldData, ContactData> {
     manifolds: &'m mut Vec<ContactManifold<ManifoldData, ContactData>>,
+    /// Manifolds before this position are claimed by this call's pairs.
     next: usize,
+    /// The spares (see [`Self::finish`]) are the manifolds from this position on; between
+    /// `next` and here lie the incoming manifolds not claimed yet.
+    first_spare: usize,
     /// `(key, position)` of the manifolds at or after the position where it was built, sorted by
     /// key; positions follow the swaps. Empty until a pair is not found near its slot.
     index: Vec<(u64, u32)>,
@@ -105,7 +110,9 @@ impl<'m, ManifoldData: Default, ContactData: Default + Copy>
 {
     /// Slots over the incoming list.
     pub fn new(manifolds: &'m mut Vec<ContactManifold<ManifoldData, ContactData>>) -> Self {
+        let spares = manifolds.iter().rev().take_while(|m| is_spare(m)).count();
         Self {
+            first_spare: manifolds.len() - spares,
             manifolds,
             next: 0,
             index: Vec::new(),
@@ -123,26 +130,39 @@ impl<'m, ManifoldData: Default, ContactData: Default + Copy>
         let k = self.next;
         self.next += 1;
         let want = (u64::from(subshape1) << 32) | u64::from(subshape2);
-        let len = self.manifolds.len();
-        let near = self.manifolds[k.min(len)..len.min(k + WINDOW)]
+        let end = self.first_spare;
+        let near = self.manifolds[k.min(end)..end.min(k + WINDOW)]
             .iter()
             .position(|m| key_of(m) == want);
         let found = match near {
             Some(j) => Some(k + j),
-            None if k < len => self.lookup(k, want),
+            None if k < end => self.lookup(k, want),
             None => None,
         };
-        match found {
-            Some(j) => self.swap_tracked(k, j),
-            None => {
-                self.manifolds.push(ContactManifold::with_data(
-                    subshape1,
-                    subshape2,
-                    ManifoldData::default(),
-                ));
-                let last = self.manifolds.len() - 1;
-                self.swap_tracked(k, last);
-            }
+        if let Some(j) = found {
+            self.swap_tracked(k, j);
+        } else if self.first_spare < self.manifolds.len() {
+            // The first spare becomes a fresh manifold (its point list keeps its capacity)
+            // and trades places with the unclaimed manifold at `k`.
+            let j = self.first_spare;
+            self.first_spare += 1;
+            let m = &mut self.manifolds[j];
+            m.subshape1 = subshape1;
+            m.subshape2 = subshape2;
+            m.subshape_poses = None;
+            m.local_n1 = Vector::ZERO;
+            m.local_n2 = Vector::ZERO;
+            m.data = ManifoldData::default();
+            self.swap_tracked(k, j);
+        } else {
+            self.manifolds.push(ContactManifold::with_data(
+                subshape1,
+                subshape2,
+                ManifoldData::default(),
+            ));
+            let last = self.manifolds.len() - 1;
+            self.first_spare = self.manifolds.len();
+            self.swap_tracked(k, last);
         }
         &mut self.manifolds[k]
     }
@@ -155,7 +175,7 @@ impl<'m, ManifoldData: Default, ContactData: Default + Copy>
             self.index = INDEX.with(std::cell::Cell::take);
             self.index.clear();
             self.index.extend(
-                self.manifolds[k..]
+                self.manifolds[k..self.first_spare]
                     .iter()
                     .enumerate()
                     .map(|(i, m)| (key_of(m), (k + i) as u32)),
@@ -183,10 +203,38 @@ impl<'m, ManifoldData: Default, ContactData: Default + Copy>
         }
     }
 
-    /// Drops the incoming manifolds no pair claimed.
-    pub fn finish(self) {
-        self.manifolds.truncate(self.next);
+    /// Gives back the manifold the last [`Self::next`] handed out (it found no contact): it
+    /// joins the spares, and the next pair takes its slot.
+    pub fn release(&mut self) {
+        self.next -= 1;
+        self.first_spare -= 1;
+        make_spare(&mut self.manifolds[self.next]);
+        self.swap_tracked(self.next, self.first_spare);
     }
+
+    /// Turns the incoming manifolds no pair claimed into spares: no points (Rapier makes no
+    /// solver contact from them) and a key no pair has, at the end of the list, where later
+    /// calls reuse them before growing the list. A pair's list therefore never holds more
+    /// manifolds than it needed at once, and a pair whose contacts move from part to part
+    /// allocates nothing once its list and their point lists have grown.
+    pub fn finish(self) {
+        for spare in &mut self.manifolds[self.next..] {
+            make_spare(spare);
+        }
+    }
+}
+
+/// The key of a spare manifold: sub-shape ids no part or triangle has.
+const SPARE: u32 = u32::MAX;
+
+fn is_spare<M, C>(m: &ContactManifold<M, C>) -> bool {
+    m.subshape1 == SPARE && m.subshape2 == SPARE
+}
+
+fn make_spare<M, C>(m: &mut ContactManifold<M, C>) {
+    m.points.clear();
+    m.subshape1 = SPARE;
+    m.subshape2 = SPARE;
 }
 
 impl<ManifoldData, ContactData> Drop for ManifoldSlots<'_, ManifoldData, ContactData> {
@@ -231,7 +279,7 @@ mod tests {
     }
 
     #[test]
-    fn slots_reuse_each_incoming_manifold_of_a_key_in_any_order_and_drop_the_rest() {
+    fn slots_reuse_each_incoming_manifold_of_a_key_in_any_order_and_keep_the_rest_as_spares() {
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         for _ in 0..500 {
             // Old list: distinct keys in random order, data = a marker derived from the key.
@@ -271,6 +319,13 @@ mod tests {
                 assert_eq!((m.subshape1, m.subshape2), (s1, s2));
             }
             slots.finish();
+            // The manifolds no key claimed stay behind the claimed ones as spares.
+            assert!(
+                list[new_keys.len()..]
+                    .iter()
+                    .all(|m| is_spare(m) && m.points.is_empty())
+            );
+            list.truncate(new_keys.len());
             let got: Vec<(u32, u32, u64)> = list
                 .iter()
                 .map(|m| (m.subshape1, m.subshape2, m.data))

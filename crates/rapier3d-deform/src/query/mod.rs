@@ -26,7 +26,11 @@
 //! constraints), so contacts equal parry's on the same geometry. Contact manifolds
 //! (`contact_manifolds_parts.rs`) are keyed per part pair `(subshape1, subshape2)`, written in
 //! the colliders' frames, and re-keyed in place from the incoming manifold list, so warm starts
-//! survive the workspace reset that every `shape_mut()` causes; one-shot queries are in
+//! survive the workspace reset that every `shape_mut()` causes. A pair's list keeps the
+//! manifolds it no longer needs as spares — no points, sub-shape ids `u32::MAX` — that later
+//! steps reuse, so contacts moving over a mesh allocate nothing once the list has grown (read a
+//! manifold's sub-shape ids only when it has points). A (mesh, convex) pair keeps manifolds only
+//! for the triangles in contact. One-shot queries are in
 //! `queries_parts.rs`. A sphere proxy against a parry composite, another proxy or a convex
 //! shape is enumerated the way parry's composite routines do it (one `Bvh` pruned by the other
 //! shape's box, then the other `Bvh` by each part's box, `part_tree.rs` `NestedTrees`), every

@@ -32,6 +32,7 @@ use crate::governor::{
 
 use super::deformable_mesh_sweep::SweepState;
 use super::leaf_blocks::LeafBlocks;
+use super::node_stack::NodeStack;
 use crate::math::Vec3;
 
 thread_local! {
@@ -843,37 +844,18 @@ impl DeformableMeshShape {
     /// # Performance
     /// O(nodes reached · m) in the first query of an epoch.
     pub fn for_each_triangle_in_aabb(&self, aabb: &Aabb, mut f: impl FnMut(u32, &Triangle)) {
-        // Depth-first with the left child first: the stack holds at most one pending right
-        // sibling per level, so a fixed array covers any tree of depth < 64 (a balanced tree of
-        // 2^64 triangles); deeper trees continue on the heap.
-        let mut fixed = [0u32; 64];
-        let mut len = 1usize;
-        let mut spill: Vec<u32> = Vec::new();
-        let pop = |fixed: &mut [u32; 64], len: &mut usize, spill: &mut Vec<u32>| {
-            spill.pop().or_else(|| {
-                (*len > 0).then(|| {
-                    *len -= 1;
-                    fixed[*len]
-                })
-            })
-        };
-        let push = |fixed: &mut [u32; 64], len: &mut usize, spill: &mut Vec<u32>, x: u32| {
-            if *len < fixed.len() && spill.is_empty() {
-                fixed[*len] = x;
-                *len += 1;
-            } else {
-                spill.push(x);
-            }
-        };
-        while let Some(i) = pop(&mut fixed, &mut len, &mut spill) {
+        // Depth-first with the left child first.
+        let mut stack = NodeStack::<u32>::new();
+        stack.push(0);
+        while let Some(i) = stack.pop() {
             if !self.node_aabb(i).intersects(aabb) {
                 continue;
             }
             let node = self.tree.nodes()[i as usize];
             match node.children {
                 Some([l, r]) => {
-                    push(&mut fixed, &mut len, &mut spill, r);
-                    push(&mut fixed, &mut len, &mut spill, l);
+                    stack.push(r);
+                    stack.push(l);
                 }
                 None => {
                     self.for_each_leaf_triangle(i, |t, tri| {
@@ -898,7 +880,7 @@ impl DeformableMeshShape {
     ) -> Option<T> {
         let mut best = max_cost;
         let mut result = None;
-        let mut stack = Vec::new();
+        let mut stack = NodeStack::<(u32, Real)>::new();
         if let Some(cost) = node_cost(&self.node_aabb(0), best) {
             stack.push((0u32, cost));
         }

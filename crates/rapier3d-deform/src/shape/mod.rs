@@ -39,6 +39,7 @@ mod deformable_mesh_shape;
 mod deformable_mesh_sweep;
 mod deformable_mesh_weights;
 mod leaf_blocks;
+mod node_stack;
 mod sphere_proxy_shape;
 
 pub use deformable_mesh_self_check::SelfCheckScratch;
