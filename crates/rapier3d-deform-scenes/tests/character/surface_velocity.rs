@@ -1,4 +1,4 @@
-//! Surface velocity in contacts: a bar swung by its governors (its body never moves) hits a row of resting balls, which leave with the bar's normal surface velocity at their last contact (ω × the contact's distance from the pivot, within 10 %) and never pass through it (up to 3 rad/s with pseudo-normals, 5 rad/s, 15 cm per step at the tip, when the closed bar is contacted as a solid); a box on a platform turned by its governor turns with it (friction carries it, slip below 5 %). Each scene also runs without `SurfaceVelocityHooks`, where the property fails.
+//! Surface velocity in contacts: a bar swung by its governors (its body never moves) hits a row of resting balls, which leave with the bar's normal surface velocity at their last full-speed contact (ω ŷ × the bar's contact point, within 10 %; 3 % with swept contacts up to 8 rad/s) and never pass through it (up to 3 rad/s with pseudo-normals, 5 rad/s when the closed bar is contacted as a solid, 8 rad/s, 27 cm per step where it meets the balls, with swept contacts); a box on a platform turned by its governor turns with it (friction carries it, slip below 5 %). Each scene also runs without `SurfaceVelocityHooks`, where the property fails.
 
 use std::sync::Arc;
 
@@ -117,6 +117,7 @@ fn step(
 /// What happened to the balls of [`swing`].
 struct Swing {
     /// Per ball: its velocity along the bar's face normal at its last contact while the bar
+    /// turned at full speed (the narrow phase's deepest point on the bar),
     /// moved, and the bar's normal surface velocity there (`None`: never touched).
     normal_speeds: Vec<Option<(f32, f32)>>,
     /// Balls that ended behind the bar.
@@ -181,7 +182,8 @@ fn swing(omega: f32, hooked: bool, balls_first: bool, edges: Edges) -> Swing {
         hooks.track(&mut world.colliders, limb).unwrap();
     }
     let mut last = vec![None; balls.len()];
-    let moving = (stop / (omega * DT)).round() as usize;
+    // Steps at full speed; the next one turns the bar the rest of the way to `stop`.
+    let moving = (stop / (omega * DT) + 1e-3).floor() as usize;
     for k in 1..=moving + 40 {
         let phi = (omega * DT * k as f32).min(stop);
         step(&mut world, hooked.then_some(&mut hooks), limb, &pose(phi));
@@ -193,20 +195,21 @@ fn swing(omega: f32, hooked: bool, balls_first: bool, edges: Edges) -> Swing {
         let axis = Vec3::new(phi.cos(), 0.0, -phi.sin());
         let normal = Vec3::Y.cross(axis);
         for (i, &(body, collider)) in balls.iter().enumerate() {
-            let touching = world
-                .narrow_phase
-                .contact_pair(limb, collider)
-                .is_some_and(|p| {
-                    p.manifolds()
-                        .iter()
-                        .any(|m| m.points.iter().any(|q| q.dist < 0.01))
-                });
-            if touching {
-                let pair = world.narrow_phase.contact_pair(limb, collider).unwrap();
-                assert_ne!(bar_first, Some(pair.collider1 != limb), "a stable order");
-                bar_first = Some(pair.collider1 == limb);
-                let centre = world.bodies[body].translation();
-                let contact = axis * centre.dot(axis) + normal * half;
+            let Some(pair) = world.narrow_phase.contact_pair(limb, collider) else {
+                continue;
+            };
+            let first = pair.collider1 == limb;
+            // The bar's point of the pair's deepest contact (the bar's body stays at the origin).
+            let deepest = pair
+                .manifolds()
+                .iter()
+                .flat_map(|m| m.points.iter())
+                .filter(|q| q.dist < 0.01)
+                .min_by(|a, b| a.dist.total_cmp(&b.dist))
+                .map(|q| if first { q.local_p1 } else { q.local_p2 });
+            if let Some(contact) = deepest {
+                assert_ne!(bar_first, Some(!first), "a stable order");
+                bar_first = Some(first);
                 let surface = (Vec3::Y * omega).cross(contact).dot(normal);
                 last[i] = Some((body, normal, surface));
             }
@@ -584,13 +587,15 @@ fn a_solid_bar_swung_faster_than_a_ball_radius_per_step_keeps_every_ball_in_fron
 /// balls, less than a ball's radius plus the bar's thickness (30 cm): a ball's centre ends
 /// nearer the bar's far face than its front, and solid contacts push the ball on through. With
 /// swept contacts the triangle that swept past the centre pushes it out in front until it is
-/// there, in either collider order. The balls then leave 6–16 % slower than the surface's
-/// normal velocity (held behind the front face while the bar turns, they are pushed out only
-/// by the penetration bias when it stops); within 10 % at 4–5 rad/s.
+/// there, in either collider order, and the first three balls leave within 3 % of the
+/// surface's normal velocity at their last contact (the issue asks for 10 %). Regression: the
+/// normal velocity used to be given at the contact point of the step's start, which the ball
+/// had moved away from, so part of the push spun it (balls left up to 7 % slow); a ball is now
+/// pushed through its centre.
 #[test]
 fn a_swept_bar_moving_less_than_a_ball_radius_plus_its_thickness_per_step_keeps_every_ball_in_front()
  {
-    assert_stronger_edges_keep_the_balls(&[6.0, 7.0, 8.0], Edges::Solid, Edges::Swept, 0.2);
+    assert_stronger_edges_keep_the_balls(&[6.0, 7.0, 8.0], Edges::Solid, Edges::Swept, 0.03);
     for omega in [4.0f32, 5.0] {
         let swept = swing(omega, true, false, Edges::Swept);
         assert_eq!(swept.passed_through, 0, "ω {omega}");

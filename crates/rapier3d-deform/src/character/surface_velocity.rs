@@ -277,7 +277,9 @@ impl SurfaceVelocityHooks {
     /// the surface advances (`s > 0`), `s > b` and the surface reaches the point within the step
     /// (`dist − (s − b)·dt ≤ 0`, `dist` the point's separation at the step start), an impulse
     /// along `n` at the point raises `b` to `s` (inverse effective mass
-    /// `n·M⁻¹n + (r×n)·I⁻¹(r×n)`). The points are visited once, each with the body velocity the
+    /// `n·M⁻¹n + (r×n)·I⁻¹(r×n)`). A ball collider is pushed at its centre instead (its
+    /// contact lies on the normal through it, wherever the step moved it), so the push does not
+    /// spin it. The points are visited once, each with the body velocity the
     /// previous ones left: one projected Gauss–Seidel sweep of the constraints `b ≥ s`, which
     /// only ever push. The push is inelastic (the body leaves at the surface's normal velocity,
     /// not bounced off it by its restitution); a surface at rest or receding is left to Rapier's
@@ -305,9 +307,20 @@ impl SurfaceVelocityHooks {
                 } else {
                     pair.collider1
                 };
-                let Some(body) = world.colliders.get(other).and_then(|c| c.parent()) else {
+                let Some(other_co) = world.colliders.get(other) else {
                     continue;
                 };
+                let Some(body) = other_co.parent() else {
+                    continue;
+                };
+                // A ball is pushed through its centre: its contact point lies on the normal
+                // there whatever it moved and spun since the contacts were computed, so the
+                // push moves it without spinning it. Other shapes are pushed at the point the
+                // surface touched.
+                let ball_centre = other_co
+                    .shape()
+                    .as_ball()
+                    .map(|_| other_co.position().translation);
                 if Some(body) == mesh_body {
                     continue;
                 }
@@ -337,8 +350,8 @@ impl SurfaceVelocityHooks {
                         // triangles reports the edge-to-body direction, not the surface's.
                         let face = if face.dot(local_n) < 0.0 { -face } else { face };
                         let n = mesh_pose.rotation * face;
-                        let x = mesh_pose * local;
                         let s = (mesh_pose.rotation * v).dot(n);
+                        let x = ball_centre.unwrap_or(mesh_pose * local);
                         // Read first: `get_mut` marks a body modified (Rapier then re-syncs
                         // it and its colliders), which only a pushed body needs.
                         let Some(rb) = world.bodies.get(body) else {
