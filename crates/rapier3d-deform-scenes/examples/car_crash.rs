@@ -25,7 +25,8 @@ use rapier3d_deform::math::Vec3;
 use rapier3d_deform_scenes::barrel::BarrelOptions;
 use rapier3d_deform_scenes::car::CarOptions;
 use rapier3d_deform_scenes::crash::{
-    self, CarCollider, CrashOptions, CrashScene, DT, SceneBody, build_crash,
+    self, BARREL_DENT_SCALE, CAR_DENT_SCALE, CarCollider, CrashOptions, CrashScene, DT, SceneBody,
+    build_crash,
 };
 use rapier3d_deform_scenes::render::{
     Camera, Canvas, Corner, Label, Legend, LegendEntry, MeshColours, Rgb, Shading, WrittenFiles,
@@ -58,9 +59,6 @@ const CAR_COLOURS: [(u8, u8, u8); 8] = [
 ];
 /// Paint of the barrels (alternating by id, so that neighbours can be told apart).
 const BARREL_COLOURS: [(u8, u8, u8); 2] = [(40, 110, 190), (235, 200, 60)];
-/// Plastic displacement shown in full dent colour: cars, barrels (metres).
-const CAR_DENT_SCALE: f32 = 0.35;
-const BARREL_DENT_SCALE: f32 = 0.08;
 /// The neutral paint of the legend's dent ramps.
 const LEGEND_PAINT: Rgb = Rgb::new(0.62, 0.62, 0.66);
 
