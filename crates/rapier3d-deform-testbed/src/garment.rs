@@ -141,12 +141,8 @@ impl GarmentScene {
                 )
             }
         };
-        let stages = GarmentStages::new(
-            &cloth,
-            &avatar,
-            thresholds,
-            SelfCollisionOptions::default(),
-        )?;
+        let stages =
+            GarmentStages::new(&cloth, &avatar, thresholds, SelfCollisionOptions::default())?;
         let mut world = PhysicsWorld::new();
         world.integration_parameters.dt = DT;
         let (ground, ground_collider) = world.insert(

@@ -256,7 +256,10 @@ fn dented_cars(demo: &mut Demo, head_on: bool) -> (usize, usize) {
         for ((p, q), &c) in positions.iter().zip(rest).zip(&colours) {
             let d = (*p - *q).length();
             let expected = ((d / CAR_DENT_SCALE).min(1.0) * (DENT_STEPS - 1) as f32).round();
-            assert_eq!(c as f32, expected, "{name}: displacement {d} drawn as step {c}");
+            assert_eq!(
+                c as f32, expected,
+                "{name}: displacement {d} drawn as step {c}"
+            );
             largest = largest.max(c);
         }
         tinted += usize::from(largest > 0);
@@ -386,9 +389,17 @@ fn check_garment(id: SceneId) -> (usize, usize) {
                 .fold(f32::MAX, f32::min);
             let is_red = colours[i] == 2;
             if nearest < thresholds.outside - 1e-5 {
-                assert!(is_red, "{} step {k}: vertex {i} at {nearest} not red", id.name());
+                assert!(
+                    is_red,
+                    "{} step {k}: vertex {i} at {nearest} not red",
+                    id.name()
+                );
             } else if nearest > thresholds.outside + 1e-5 {
-                assert!(!is_red, "{} step {k}: vertex {i} at {nearest} red", id.name());
+                assert!(
+                    !is_red,
+                    "{} step {k}: vertex {i} at {nearest} red",
+                    id.name()
+                );
             }
             if is_red {
                 red += 1;
