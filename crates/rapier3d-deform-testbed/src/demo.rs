@@ -660,7 +660,7 @@ impl Demo {
             SceneId::SkinnedCharacter => (Vec3::new(-2.2, 1.5, -0.6), Vec3::new(0.5, 0.3, 1.3)),
             SceneId::SelfCollision => (Vec3::new(-1.0, 0.7, 1.4), Vec3::new(0.1, 0.2, 0.0)),
             SceneId::CrashMany => (Vec3::new(-24.0, 22.0, 30.0), Vec3::ZERO),
-            SceneId::ClothCape => (Vec3::new(1.1, 0.75, -0.9), Vec3::new(0.0, 0.35, 0.0)),
+            SceneId::ClothCape => (Vec3::new(1.7, 1.0, -1.2), Vec3::new(-0.1, 0.3, 0.1)),
             SceneId::ClothSkirt => (Vec3::new(0.9, 1.2, 2.0), Vec3::new(0.0, 0.7, 0.0)),
         }
     }
