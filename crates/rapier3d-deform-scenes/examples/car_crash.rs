@@ -12,8 +12,10 @@
 //! * `car<i>.obj`, `barrel<i>.obj`: the final deformed render meshes.
 //!
 //! Every picture has a title, the simulation time, car and barrel ids next to the bodies and a
-//! legend; dents are `render::DENT_COLOUR` (red) by plastic displacement. Deterministic for a seed:
-//! `car_crash [seed]`.
+//! legend; dents are `render::DENT_COLOUR` (red) by plastic displacement. The overview and site
+//! pictures overlay the contacts between bodies (their normals, 0.5 m long) as Rapier's
+//! `DebugRenderPipeline` draws them, recorded when the frame is captured and drawn on top through
+//! `render::CanvasLines`. Deterministic for a seed: `car_crash [seed]`.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -22,14 +24,19 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rapier3d_deform::crash::DeformableCollider;
 use rapier3d_deform::crash::PlasticAsset;
 use rapier3d_deform::math::Vec3;
+use rapier3d_deform::prelude::{
+    DebugRenderMode, DebugRenderObject, DebugRenderPipeline, DebugRenderStyle, ShapeType,
+};
 use rapier3d_deform_scenes::barrel::BarrelOptions;
 use rapier3d_deform_scenes::car::CarOptions;
 use rapier3d_deform_scenes::crash::{
-    self, CarCollider, CrashOptions, CrashScene, DT, SceneBody, build_crash,
+    self, BARREL_DENT_SCALE, CAR_DENT_SCALE, CarCollider, CrashOptions, CrashScene, DT, SceneBody,
+    build_crash,
 };
 use rapier3d_deform_scenes::render::{
-    Camera, Canvas, Corner, Label, Legend, LegendEntry, MeshColours, Rgb, Shading, WrittenFiles,
-    clear_outputs, dent_tint, frame_file_name,
+    Camera, Canvas, CanvasLines, Corner, Label, Legend, LegendEntry, MeshColours, RecordedLines,
+    Rgb, Shading, WrittenFiles, clear_outputs, debug_lines::hsla_to_rgb, dent_tint,
+    frame_file_name,
 };
 
 const SECONDS: f32 = 2.5;
@@ -58,9 +65,6 @@ const CAR_COLOURS: [(u8, u8, u8); 8] = [
 ];
 /// Paint of the barrels (alternating by id, so that neighbours can be told apart).
 const BARREL_COLOURS: [(u8, u8, u8); 2] = [(40, 110, 190), (235, 200, 60)];
-/// Plastic displacement shown in full dent colour: cars, barrels (metres).
-const CAR_DENT_SCALE: f32 = 0.35;
-const BARREL_DENT_SCALE: f32 = 0.08;
 /// The neutral paint of the legend's dent ramps.
 const LEGEND_PAINT: Rgb = Rgb::new(0.62, 0.62, 0.66);
 
@@ -98,6 +102,24 @@ struct Frame {
     step: usize,
     t: f32,
     shots: Vec<Shot>,
+    /// Rapier's contact lines between two bodies at that time.
+    contacts: RecordedLines,
+}
+
+/// Rapier's debug style for the contacts of the pictures: normals 0.5 m long in a magenta that
+/// stands out against the paints and the dent red.
+fn contact_style() -> DebugRenderStyle {
+    DebugRenderStyle {
+        contact_normal_length: 0.5,
+        contact_normal_color: [300.0, 1.0, 0.45, 1.0],
+        ..DebugRenderStyle::default()
+    }
+}
+
+/// Contacts between two bodies (both colliders the crate's sphere proxies), not with the ground.
+fn between_bodies(object: &DebugRenderObject) -> bool {
+    matches!(object, DebugRenderObject::ContactPair(_, a, b)
+        if a.shape().shape_type() == ShapeType::Custom && b.shape().shape_type() == ShapeType::Custom)
 }
 
 /// What the pictures draw: the frames and the triangles of the two assets.
@@ -348,10 +370,17 @@ fn capture(
             colours,
         });
     }
+    let mut contacts = RecordedLines::filtered(between_bodies);
+    DebugRenderPipeline::new(contact_style(), DebugRenderMode::CONTACTS).render_contacts(
+        &mut contacts,
+        &scene.world.colliders,
+        &scene.world.narrow_phase,
+    );
     pictures.frames.push(Frame {
         step,
         t: step as f32 * DT,
         shots,
+        contacts,
     });
     Ok(())
 }
@@ -399,6 +428,10 @@ fn legend() -> Legend {
             LEGEND_PAINT,
             BARREL_DENT_SCALE,
             "barrel: paint → red by plastic displacement",
+        ))
+        .with(LegendEntry::swatch(
+            hsla_to_rgb(contact_style().contact_normal_color),
+            "contact normal between bodies (Rapier's debug render)",
         ))
         .with(LegendEntry::swatch(GROUND, "ground (grid lines every 4 m)"))
         .with(LegendEntry::swatch(
@@ -469,6 +502,11 @@ fn draw_frame(
             MeshColours::PerVertex(&shot.colours),
             Shading::Smooth,
         )?;
+    }
+    let mut lines = CanvasLines::new(canvas, camera).on_top();
+    lines.replay(&frame.contacts);
+    if let Some(e) = lines.error() {
+        return Err(e.into());
     }
     Ok(())
 }

@@ -6,11 +6,12 @@
 //!
 //! The Fox (Loop ×2, 9,216 triangles, in metres) plays its Run clip in place; the 24 × 32 cape is
 //! pinned along the shoulders (each pinned vertex carried by the skin weights of its nearest skin
-//! vertex) and stepped at 60 Hz ([`rapier3d_deform::cloth::Cloth::step_with_self_collision`],
-//! then [`SkinCollision::resolve`], then [`ClothSelfCollision::resolve`] and
-//! [`SkinCollision::push_out`] of the vertices it reverted). Two views per picture (side, from
-//! behind above). The summary reports contacts, repositioned vertices, continuous hits, the
-//! garment's crossing pairs and the per-frame cost of each stage.
+//! vertex) and stepped at 60 Hz ([`rapier3d_deform::cloth::Cloth::step_with_self_collision`], then
+//! [`SkinCollision::resolve`], then [`ClothSelfCollision::resolve`] and [`SkinCollision::push_out`]
+//! of the vertices it reverted). Two views per picture (side, from behind above), with the bone
+//! boxes the skin stage's queries tested drawn by the crate's debug renderer
+//! (`DeformDebugRenderer::render_avatar_boxes`). The summary reports contacts, repositioned
+//! vertices, continuous hits, the garment's crossing pairs and the per-frame cost of each stage.
 
 use std::error::Error;
 
@@ -80,7 +81,8 @@ fn main() -> Result<(), Box<dyn Error>> {
                 &posed,
                 mesh.triangles(),
                 &cape.cloth,
-                &stages,
+                &avatar,
+                &mut stages,
                 step / PICTURE_EVERY,
                 step,
                 steps,

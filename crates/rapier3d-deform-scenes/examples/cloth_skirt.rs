@@ -4,12 +4,13 @@
 //! cargo run --release --example cloth_skirt -- [seconds]
 //! ```
 //!
-//! The figure (Loop ×2, 4,096 triangles) walks in place; the 64 × 24 skirt is pinned at the
-//! waist and stepped at 60 Hz ([`rapier3d_deform::cloth::Cloth::step_with_self_collision`], then
+//! The figure (Loop ×2, 4,096 triangles) walks in place; the 64 × 24 skirt is pinned at the waist
+//! and stepped at 60 Hz ([`rapier3d_deform::cloth::Cloth::step_with_self_collision`], then
 //! [`SkinCollision::resolve`], then the skirt's own self-collision, [`ClothSelfCollision::resolve`]
 //! and [`SkinCollision::push_out`] of the vertices it reverted). Two views per picture (front,
-//! side). The summary reports contacts, repositioned vertices, continuous hits, the skirt's
-//! crossing pairs and the per-frame cost of each stage.
+//! side), with the bone boxes the skin stage's queries tested drawn by the crate's debug renderer
+//! (`DeformDebugRenderer::render_avatar_boxes`). The summary reports contacts, repositioned
+//! vertices, continuous hits, the skirt's crossing pairs and the per-frame cost of each stage.
 
 use std::error::Error;
 
@@ -79,7 +80,8 @@ fn main() -> Result<(), Box<dyn Error>> {
                 &posed,
                 mesh.triangles(),
                 &skirt.cloth,
-                &stages,
+                &avatar,
+                &mut stages,
                 step / PICTURE_EVERY,
                 step,
                 steps,

@@ -9,19 +9,26 @@
 //! Writes `out/self_collision/walk_<k>_t<t>s.png`, `out/self_collision/runjump_<k>_t<t>s.png` (one camera
 //! fitted to the cat over all twelve frames; title, gait time and frame, legend) and a contact
 //! sheet `out/self_collision/sheet.png` (walk on the top two rows, run-jump below). Self-colliding
-//! triangles (BN-Tree query, conservative culling) are drawn in the self-collision colour.
+//! triangles (BN-Tree query, conservative culling) are drawn in the self-collision colour, their
+//! edges outlined by the crate's debug renderer (`DeformDebugRenderer::render_triangle_pairs` on a
+//! `DeformableMeshShape` collider over the same tree, through `render::CanvasLines`).
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use rapier3d_deform::bn_tree::{
     BnTree, BnTreeOptions, CullingMode, RefitPolicy, SelfCollisionQuery,
 };
-use rapier3d_deform::governor::GovernedDeformation;
+use rapier3d_deform::debug_render::{DeformDebugRenderOptions, DeformDebugRenderer};
+use rapier3d_deform::governor::{Affine, GovernedDeformation};
 use rapier3d_deform::math::Vec3;
+use rapier3d_deform::prelude::{ColliderBuilder, ColliderSet, SharedShape};
+use rapier3d_deform::shape::DeformableMeshShape;
 use rapier3d_deform_scenes::cat::{Cat, CatResolution, Gait};
 use rapier3d_deform_scenes::render::{
-    Camera, Canvas, Corner, Legend, LegendEntry, MeshColours, Rgb, SELF_COLLISION_COLOUR, Shading,
-    WrittenFiles, clear_outputs, frame_file_name,
+    Camera, Canvas, CanvasLines, Corner, Legend, LegendEntry, MeshColours, Rgb,
+    SELF_COLLISION_COLOUR, Shading, WrittenFiles, clear_outputs, debug_lines::hsla_to_rgb,
+    frame_file_name,
 };
 
 const FRAMES: usize = 6;
@@ -29,6 +36,8 @@ const SIDE: (usize, usize) = (640, 420);
 const OUT: &str = "out/self_collision";
 const SKY: Rgb = Rgb::new(0.86, 0.9, 0.96);
 const GROUND: Rgb = Rgb::new(0.72, 0.74, 0.7);
+/// Rapier colour (HSLA) of the self-colliding triangles' edges: a dark magenta around the fill.
+const PAIR_EDGES: [f32; 4] = [300.0, 1.0, 0.25, 1.0];
 
 /// A ginger tabby coat: darker stripes across the back, legs and tail, a pale belly.
 fn coat(rest: Vec3) -> Rgb {
@@ -84,6 +93,10 @@ struct Frame {
     positions: Vec<Vec3>,
     pairs: usize,
     colliding: Vec<u32>,
+    /// The skin matrices of the pose.
+    governors: Vec<Affine>,
+    /// The self-colliding triangle pairs.
+    pair_list: Vec<[u32; 2]>,
 }
 
 /// `244480` → `"244,480"`.
@@ -141,12 +154,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         start.elapsed().as_secs_f64()
     );
     let start = Instant::now();
-    let tree = BnTree::build_with(
+    let tree = Arc::new(BnTree::build_with(
         cat.mesh(),
         cat.skinning().rest_positions(),
         cat.skinning().weights(),
         BnTreeOptions::SELF_COLLISION,
-    )?;
+    )?);
     let mut query = SelfCollisionQuery::new(&tree);
     let mut pairs = Vec::new();
     println!(
@@ -193,6 +206,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 positions,
                 pairs: pairs.len(),
                 colliding,
+                governors: cat.skinning().governors().to_vec(),
+                pair_list: pairs.clone(),
             });
         }
     }
@@ -204,6 +219,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with(LegendEntry::swatch(
             SELF_COLLISION_COLOUR,
             "self-colliding triangle (BN-Tree)",
+        ))
+        .with(LegendEntry::swatch(
+            hsla_to_rgb(PAIR_EDGES),
+            "their edges (the crate's debug render)",
         ))
         .with(LegendEntry::swatch(
             coat(Vec3::new(0.0, 0.25, 0.0)),
@@ -225,6 +244,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ],
     )?;
 
+    // A collider over the same tree, for the debug renderer (at the origin: the frames are in
+    // the cat's space).
+    let mut colliders = ColliderSet::new();
+    let shape = DeformableMeshShape::new(tree.clone(), &frames[0].governors)?;
+    let outline = colliders.insert(ColliderBuilder::new(SharedShape::new(shape)).build());
+    let mut renderer = DeformDebugRenderer::new(DeformDebugRenderOptions {
+        pair_color: PAIR_EDGES,
+        ..DeformDebugRenderOptions::default()
+    });
     let band = Canvas::header_height(SIDE.0 * 3, true).ceil() as usize;
     let mut sheet = Canvas::new(SIDE.0 * 3, band + SIDE.1 * 4, Rgb::WHITE)?;
     // The folder holds exactly this run's files.
@@ -241,6 +269,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
             }
             let mut canvas = render(&camera, &frame.positions, &triangles, &colours)?;
+            // The pairs' edges through the debug renderer, on the collider posed like the frame.
+            colliders[outline]
+                .shape_mut()
+                .as_shape_mut::<DeformableMeshShape>()
+                .ok_or("the outline collider is a DeformableMeshShape")?
+                .set_governors(&frame.governors)?;
+            let mut lines = CanvasLines::new(&mut canvas, &camera);
+            renderer.render_triangle_pairs(&mut lines, &colliders, outline, &frame.pair_list)?;
+            if let Some(e) = lines.error() {
+                return Err(e.into());
+            }
             canvas.draw_header(
                 &format!("self_collision: {name}"),
                 &format!(

@@ -53,6 +53,11 @@ pub const CAR_RESTITUTION: f32 = 0.1;
 pub const CAR_SPEED: f32 = 35.0;
 /// Time step of the scenes (s).
 pub const DT: f32 = 1.0 / 240.0;
+/// Plastic displacement a car's picture shows in full dent colour (m), in the `car_crash`
+/// example and the testbed ([`crate::render::dent_tint`]).
+pub const CAR_DENT_SCALE: f32 = 0.35;
+/// Plastic displacement a barrel of the crash scenes shows in full dent colour (m).
+pub const BARREL_DENT_SCALE: f32 = 0.08;
 /// The plastic cage of the car: about 3.5k triangles, 1.7k vertices.
 pub const CAR_CAGE: CarOptions = CarOptions {
     stations: 40,

@@ -1,13 +1,17 @@
-//! What the garment scenes share: pinned cloth vertices carried by the skin weights of the nearest skin vertex, the per-frame stages, and the pictures with the seed's colour code.
+//! What the garment scenes share: pinned cloth vertices carried by the skin weights of the nearest skin vertex, the per-frame stages, and the pictures with the seed's colour code and the bone boxes drawn by the crate's debug renderer.
 
-use crate::render::{Camera, Canvas, Legend, LegendEntry, MeshColours, Rgb, Shading};
-use rapier3d_deform::avatar::AvatarBoxes;
+use crate::render::debug_lines::hsla_to_rgb;
+use crate::render::{Camera, Canvas, CanvasLines, Legend, LegendEntry, MeshColours, Rgb, Shading};
+use rapier3d_deform::avatar::{AvatarBoxes, AvatarQuery};
 use rapier3d_deform::cloth::{
     Cloth, ClothSelfCollision, ContactThresholds, SelfCollisionOptions, SkinCollision, VertexState,
 };
+use rapier3d_deform::debug_render::{DeformDebugRenderOptions, DeformDebugRenderer};
 use rapier3d_deform::error::Result;
 use rapier3d_deform::governor::{Affine, ConvexWeights};
 use rapier3d_deform::math::{Mat3, Vec3};
+use rapier3d_deform::rapier3d::geometry::{ColliderBuilder, ColliderHandle};
+use rapier3d_deform::rapier3d::pipeline::DebugRenderObject;
 use std::time::{Duration, Instant};
 
 /// Per pinned cloth vertex, its bind-space position and the skin vertex whose weights carry it:
@@ -155,6 +159,8 @@ pub const BOX_ONLY: Rgb = Rgb::new(0.20, 0.35, 0.85);
 pub const CONTACT: Rgb = Rgb::new(0.85, 0.15, 0.12);
 /// Pinned cloth vertices.
 pub const PINNED: Rgb = Rgb::new(0.3, 0.3, 0.3);
+/// The bone boxes' lines in the pictures (Rapier's HSLA): a purple apart from the seed's colours.
+pub const BOX_LINES: [f32; 4] = [280.0, 0.7, 0.45, 1.0];
 
 /// The legend of the seed's colour code (Pelechano 2002, Fig. 20).
 pub fn legend() -> Legend {
@@ -166,13 +172,20 @@ pub fn legend() -> Legend {
         ))
         .with(LegendEntry::swatch(CONTACT, "skin within 2 cm, or crossed"))
         .with(LegendEntry::swatch(SKIN, "skin"))
+        .with(LegendEntry::swatch(
+            hsla_to_rgb(BOX_LINES),
+            "bone boxes the queries test (the crate's debug render)",
+        ))
 }
 
 /// The skin and the cloth (coloured by `states`, pinned vertices grey) seen by each camera,
-/// side by side, each view `size` pixels.
+/// side by side, each view `size` pixels; with `boxes`, the avatar's bone boxes as the query's
+/// frame tests them, drawn by [`DeformDebugRenderer::render_avatar_boxes`] through
+/// [`CanvasLines`] (depth-tested, in [`BOX_LINES`]).
 ///
 /// # Errors
-/// The renderer's ([`Canvas::new`], [`Canvas::draw_mesh`]).
+/// The renderer's ([`Canvas::new`], [`Canvas::draw_mesh`]); what
+/// [`DeformDebugRenderer::render_avatar_boxes`] rejects (a query without a frame).
 pub fn draw_views(
     cameras: &[Camera],
     size: (usize, usize),
@@ -180,7 +193,17 @@ pub fn draw_views(
     skin_triangles: &[[u32; 3]],
     cloth: &Cloth,
     states: &[VertexState],
+    mut boxes: Option<(&AvatarBoxes, &mut AvatarQuery)>,
 ) -> Result<Canvas> {
+    let mut renderer = DeformDebugRenderer::new(DeformDebugRenderOptions {
+        avatar_box_color: BOX_LINES,
+        avatar_cell_color: None,
+        ..DeformDebugRenderOptions::default()
+    });
+    // The avatar has no Rapier collider here: its lines are drawn for a stand-in (the canvas
+    // backend draws every object alike).
+    let stand_in = ColliderBuilder::ball(1.0).build();
+    let object = DebugRenderObject::Collider(ColliderHandle::invalid(), &stand_in);
     let colours: Vec<Rgb> = (0..cloth.positions().len())
         .map(|i| {
             if cloth.is_pinned(i) {
@@ -212,6 +235,13 @@ pub fn draw_views(
             MeshColours::PerVertex(&colours),
             Shading::Flat,
         )?;
+        if let Some((avatar, query)) = boxes.as_mut() {
+            let mut lines = CanvasLines::new(&mut view, camera);
+            renderer.render_avatar_boxes(&mut lines, object, avatar, query)?;
+            if let Some(e) = lines.error() {
+                return Err(e);
+            }
+        }
         canvas.blit(&view, k * w, 0);
     }
     Ok(canvas)
@@ -320,7 +350,8 @@ impl GarmentPictures {
     }
 
     /// Draws and writes the picture of step `step` of `steps` at `t` seconds: the posed skin
-    /// and the cloth coloured by the last step's vertex states, with a header counting them.
+    /// and the cloth coloured by the last step's vertex states, the bone boxes of `avatar` as
+    /// the skin stage's query tested them this frame, with a header counting the states.
     ///
     /// # Errors
     /// The renderer's and the PNG writer's.
@@ -333,20 +364,22 @@ impl GarmentPictures {
         posed_skin: &[Vec3],
         skin_triangles: &[[u32; 3]],
         cloth: &Cloth,
-        stages: &GarmentStages,
+        avatar: &AvatarBoxes,
+        stages: &mut GarmentStages,
         picture: usize,
         step: usize,
         steps: usize,
         t: f32,
     ) -> Result<()> {
-        let states = stages.collision.states();
+        let states = stages.collision.states().to_vec();
         let mut canvas = draw_views(
             &self.cameras,
             self.view,
             posed_skin,
             skin_triangles,
             cloth,
-            states,
+            &states,
+            Some((avatar, stages.collision.query_mut())),
         )?;
         let count = |state| states.iter().filter(|s| **s == state).count();
         canvas.draw_header(

@@ -31,7 +31,7 @@ pub mod annotate;
 pub mod debug_lines;
 
 pub use annotate::{Corner, Label, Legend, LegendEntry, REGULAR_TTF, TextStyle};
-pub use debug_lines::CanvasLines;
+pub use debug_lines::{CanvasLines, RecordedLines};
 
 /// The colour of plastic deformation in every picture: a body's paint is blended towards it by
 /// how far a vertex moved from its rest position ([`dent_tint`]), full at the legend's scale.

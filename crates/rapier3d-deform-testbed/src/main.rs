@@ -14,6 +14,7 @@ use std::pin::Pin;
 
 use rapier_testbed3d::{ExampleEntry, TestbedViewer};
 use rapier3d_deform::debug_render::{DeformDebugRenderOptions, DeformDebugRenderer, MeshWireframe};
+use rapier3d_deform::prelude::DebugRenderObject;
 use rapier3d_deform_testbed::{Demo, DemoOptions, SceneId};
 
 use draw::{KissLines, MeshNodes};
@@ -24,6 +25,14 @@ const GROUP: &str = "rapier3d-deform";
 const PROXY_SPHERES: &str = "proxy spheres (collider)";
 /// Setting: draw the self-colliding triangle pairs in red.
 const PAIRS: &str = "self-collision pairs (red)";
+/// Setting: draw the normal cones of the skinned colliders' BN-Tree nodes down to
+/// [`CONE_DEPTH`].
+const CONES: &str = "BN-Tree normal cones (purple)";
+/// Setting: draw the avatar's per-bone boxes (and their cells) as the cloth's queries test
+/// them.
+const AVATAR_BOXES: &str = "avatar boxes and cells (blue)";
+/// Depth of the BN-Tree nodes whose cones are drawn (the root is 0).
+const CONE_DEPTH: u32 = 4;
 /// Frames drawn before a screenshot is taken (the testbed creates its collider nodes on the
 /// first).
 const SCREENSHOT_FRAMES: usize = 3;
@@ -37,6 +46,8 @@ fn screenshot_time(id: SceneId) -> f32 {
         SceneId::SkinnedCharacter => 2.0,
         SceneId::SelfCollision => 1.88,
         SceneId::CrashMany => 0.5,
+        SceneId::ClothCape => 1.0,
+        SceneId::ClothSkirt => 1.2,
     }
 }
 
@@ -59,6 +70,8 @@ fn registry() -> Vec<(ExampleEntry, SceneFn)> {
         scene!(SceneId::SkinnedCharacter),
         scene!(SceneId::SelfCollision),
         scene!(SceneId::CrashMany),
+        scene!(SceneId::ClothCape),
+        scene!(SceneId::ClothSkirt),
     ]
 }
 
@@ -131,6 +144,10 @@ async fn run_scene(
         settings.set_restart_on_change(PROXY_SPHERES, false);
         settings.get_or_set_bool(PAIRS, true);
         settings.set_restart_on_change(PAIRS, false);
+        settings.get_or_set_bool(CONES, false);
+        settings.set_restart_on_change(CONES, false);
+        settings.get_or_set_bool(AVATAR_BOXES, false);
+        settings.set_restart_on_change(AVATAR_BOXES, false);
     }
     let mut nodes = MeshNodes::new(viewer.graphics_mut().scene_mut(), &mut demo)?;
     let mut renderer = DeformDebugRenderer::new(DeformDebugRenderOptions {
@@ -160,22 +177,37 @@ async fn run_scene(
         frames += 1;
         nodes.update(&mut demo)?;
         let settings = viewer.example_settings();
-        let (proxies, pairs) = (
+        let (proxies, pairs, cones, boxes) = (
             settings.get_bool(PROXY_SPHERES).unwrap_or(false),
             settings.get_bool(PAIRS).unwrap_or(true),
+            settings.get_bool(CONES).unwrap_or(false),
+            settings.get_bool(AVATAR_BOXES).unwrap_or(false),
         );
         let mut lines = KissLines::new(viewer.window_mut());
-        if proxies {
+        renderer.options.proxy_spheres = proxies;
+        renderer.options.normal_cone_depth = cones.then_some(CONE_DEPTH);
+        if proxies || cones {
             let world = demo.world();
-            for mesh in demo.meshes() {
-                renderer.options.proxy_spheres = true;
+            for collider in demo.meshes().iter().filter_map(|m| m.collider) {
                 renderer.render_collider(
                     &mut lines,
                     &world.bodies,
-                    mesh.collider,
-                    &world.colliders[mesh.collider],
+                    collider,
+                    &world.colliders[collider],
                 );
             }
+        }
+        if boxes && let Some(g) = demo.garment_scene_mut() {
+            let object = DebugRenderObject::Collider(
+                g.ground_collider,
+                &g.world.colliders[g.ground_collider],
+            );
+            renderer.render_avatar_boxes(
+                &mut lines,
+                object,
+                &g.avatar,
+                g.stages.collision.query_mut(),
+            )?;
         }
         if pairs {
             for (collider, found) in demo.self_collisions() {

@@ -1,9 +1,13 @@
-//! Every scene the testbed registers, built by the same `Demo::build` the viewer calls and stepped with the crate's updates without a window: bodies stay finite, the drawn meshes are the colliders' surfaces (inside their bounds, dented where hit), skinned colliders follow their clips, self-collisions contain the brute-force oracle's.
+//! Every scene the testbed registers, built by the same `Demo::build` the viewer calls and stepped with the crate's updates without a window: bodies stay finite, the drawn meshes are the colliders' surfaces (inside their bounds, dented where hit, tinted by their displacement), skinned colliders follow their clips, self-collisions contain the brute-force oracle's; the garments' pinned vertices follow the skin, no cloth vertex ends deeper in the skin than the thickness (winding-number oracle), and the cloth's colours are the seed's code of the brute-force skin distance.
 
 use rapier3d_deform::math::Vec3;
+use rapier3d_deform::rapier3d::parry::query::PointQuery;
+use rapier3d_deform::rapier3d::parry::shape::Triangle;
 use rapier3d_deform::validation::self_collisions_brute_force;
 use rapier3d_deform_scenes::characters::{self, WALK_SPEED};
-use rapier3d_deform_scenes::crash::CAR_SPEED;
+use rapier3d_deform_scenes::crash::{CAR_DENT_SCALE, CAR_SPEED};
+use rapier3d_deform_scenes::skirt::signed_distance;
+use rapier3d_deform_testbed::demo::DENT_STEPS;
 use rapier3d_deform_testbed::{Demo, DemoOptions, SceneId};
 
 const STEPS: usize = 60;
@@ -75,7 +79,7 @@ fn assert_drawn_inside_collider(demo: &mut Demo, index: usize) {
     demo.mesh_positions(index, &mut positions).unwrap();
     let mesh = &demo.meshes()[index];
     let pose = *demo.world().bodies[mesh.body].position();
-    let aabb = demo.world().colliders[mesh.collider].compute_aabb();
+    let aabb = demo.world().colliders[mesh.collider.unwrap()].compute_aabb();
     let tol = 1e-4 * (aabb.maxs - aabb.mins).length();
     for p in &positions {
         let q = pose * *p;
@@ -134,13 +138,13 @@ fn cat_self_collisions_contain_the_brute_force_pairs_of_the_drawn_mesh() {
     let (mut frames_with_pairs, mut largest_change) = (0, 0.0f32);
     let first = {
         step(&mut demo, 1);
-        demo.world().colliders[demo.meshes()[0].collider]
+        demo.world().colliders[demo.meshes()[0].collider.unwrap()]
             .shape()
             .compute_local_aabb()
     };
     for k in 1..STEPS {
         step(&mut demo, 1);
-        let now = demo.world().colliders[demo.meshes()[0].collider]
+        let now = demo.world().colliders[demo.meshes()[0].collider.unwrap()]
             .shape()
             .compute_local_aabb();
         largest_change = largest_change
@@ -207,7 +211,7 @@ fn dented_cars(demo: &mut Demo, head_on: bool) -> (usize, usize) {
     let name = demo.id().name();
     let cars = demo.crash_scene().unwrap().cars.clone();
     let mut positions = Vec::new();
-    let (mut dented, mut front) = (0, 0);
+    let (mut dented, mut front, mut tinted) = (0, 0, 0);
     for (i, mesh) in demo.meshes().to_vec().iter().enumerate() {
         let Some(car) = cars.iter().find(|c| c.rigid_body == mesh.body) else {
             continue;
@@ -219,7 +223,7 @@ fn dented_cars(demo: &mut Demo, head_on: bool) -> (usize, usize) {
         }
         dented += 1;
         let h = car.deformable.unwrap();
-        let rest = scene
+        let rest_mesh = scene
             .pipeline
             .asset(h)
             .unwrap()
@@ -230,16 +234,43 @@ fn dented_cars(demo: &mut Demo, head_on: bool) -> (usize, usize) {
         // The deepest dent of the drawn mesh, at its rest position.
         let (deepest, _) = positions
             .iter()
-            .zip(rest)
+            .zip(rest_mesh)
             .map(|(p, q)| (*q, (*p - *q).length()))
             .fold((Vec3::ZERO, 0.0f32), |a, b| if b.1 > a.1 { b } else { a });
         front += usize::from(deepest.x > 0.0);
+        // The drawn colours: each vertex the ramp step of its displacement, recomputed here.
+        let mut colours = Vec::new();
+        demo.mesh_colours(i, &mut colours).unwrap();
+        assert_eq!(colours.len(), positions.len());
+        assert_eq!(demo.meshes()[i].palette.len(), DENT_STEPS);
+        let scene = demo.crash_scene().unwrap();
+        let rest = scene
+            .pipeline
+            .asset(h)
+            .unwrap()
+            .render()
+            .unwrap()
+            .mesh()
+            .positions();
+        let mut largest = 0;
+        for ((p, q), &c) in positions.iter().zip(rest).zip(&colours) {
+            let d = (*p - *q).length();
+            let expected = ((d / CAR_DENT_SCALE).min(1.0) * (DENT_STEPS - 1) as f32).round();
+            assert_eq!(
+                c as f32, expected,
+                "{name}: displacement {d} drawn as step {c}"
+            );
+            largest = largest.max(c);
+        }
+        tinted += usize::from(largest > 0);
         let speed = scene.world.bodies[car.rigid_body].linvel().length();
         assert!(
             !head_on || speed < 0.5 * CAR_SPEED,
             "{name}: a dented car still drives at {speed} m/s"
         );
     }
+    // A dent of at least one ramp step (CAR_DENT_SCALE / 30 ≈ 1.2 cm) shows.
+    assert!(tinted > 0, "{name}: {dented} dented cars, none tinted");
     (dented, front)
 }
 
@@ -293,4 +324,104 @@ fn barrels_fall_without_gaining_energy() {
     }
     let e1 = scene.mechanical_energy();
     assert!(e1 <= e0 * (1.0 + 1e-3), "energy rose from {e0} to {e1}");
+}
+
+/// Steps garment scene `id` (avatars subdivided once) 60 times; every tenth step checks the
+/// pins, the depth of every cloth vertex in the posed skin and the cloth's colours. Returns the
+/// vertices drawn red (contact) and not red over the checked steps.
+fn check_garment(id: SceneId) -> (usize, usize) {
+    let options = DemoOptions {
+        garment_subdivision: 1,
+        ..DemoOptions::default()
+    };
+    let mut demo = build(id, &options);
+    assert_eq!(demo.meshes().len(), 2, "the skin and the cloth");
+    let (mut red, mut other) = (0, 0);
+    let mut skin = Vec::new();
+    let mut colours = Vec::new();
+    for k in 1..=STEPS {
+        step(&mut demo, 1);
+        if k % 10 != 0 {
+            continue;
+        }
+        assert_meshes_drawable(&mut demo);
+        demo.mesh_colours(0, &mut colours).unwrap();
+        assert!(colours.is_empty(), "the skin is drawn in one colour");
+        demo.mesh_colours(1, &mut colours).unwrap();
+        demo.mesh_positions(0, &mut skin).unwrap();
+        let s = demo.garment_scene().unwrap();
+        let tris = s.avatar.mesh().triangles();
+        let cloth = &s.cloth;
+        assert_eq!(colours.len(), cloth.positions().len());
+        // Pinned vertices are where the skin carries them.
+        let targets = s.pin_targets(s.governors());
+        for (&p, t) in cloth.pinned().iter().zip(&targets) {
+            let x = cloth.positions()[p as usize];
+            assert!(
+                (x - *t).length() <= 1e-6 * (1.0 + t.length()),
+                "{} step {k}: pin {p} at {x}, its skin point at {t}",
+                id.name()
+            );
+            assert_eq!(colours[p as usize], 3, "pinned vertices are grey");
+        }
+        let thresholds = s.thresholds;
+        let queried = s.stages.collision.queried_positions();
+        for (i, &x) in cloth.positions().iter().enumerate() {
+            assert!(x.is_finite());
+            let d = signed_distance(tris, &skin, x);
+            assert!(
+                d >= -thresholds.thickness,
+                "{} step {k}: cloth vertex {i} ends {d} inside the skin",
+                id.name()
+            );
+            if cloth.is_pinned(i) {
+                continue;
+            }
+            // Red exactly where the skin stage's query point is within OUTSIDE of the skin
+            // (brute force over every posed skin triangle).
+            let q = queried[i];
+            let nearest = tris
+                .iter()
+                .map(|t| {
+                    let [a, b, c] = t.map(|v| skin[v as usize]);
+                    (Triangle::new(a, b, c).project_local_point(q, true).point - q).length()
+                })
+                .fold(f32::MAX, f32::min);
+            let is_red = colours[i] == 2;
+            if nearest < thresholds.outside - 1e-5 {
+                assert!(
+                    is_red,
+                    "{} step {k}: vertex {i} at {nearest} not red",
+                    id.name()
+                );
+            } else if nearest > thresholds.outside + 1e-5 {
+                assert!(
+                    !is_red,
+                    "{} step {k}: vertex {i} at {nearest} red",
+                    id.name()
+                );
+            }
+            if is_red {
+                red += 1;
+            } else {
+                other += 1;
+            }
+        }
+    }
+    assert!(!demo.stats().is_empty());
+    eprintln!("{}: {red} vertices drawn red, {other} not", id.name());
+    (red, other)
+}
+
+#[test]
+fn cloth_cape_follows_the_running_fox_without_sinking_into_it() {
+    let (red, other) = check_garment(SceneId::ClothCape);
+    // The cape lies on the Fox's back and hangs past its flanks.
+    assert!(red > 500 && other > 100, "{red} red, {other} other");
+}
+
+#[test]
+fn cloth_skirt_follows_the_walking_figure_without_sinking_into_it() {
+    let (red, other) = check_garment(SceneId::ClothSkirt);
+    assert!(red > 100 && other > 1000, "{red} red, {other} other");
 }

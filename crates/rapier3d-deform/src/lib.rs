@@ -31,7 +31,7 @@
 //! | [`shape`] | the parry shapes Rapier colliders use |
 //! | [`query`] | the narrow-phase dispatcher for pairs involving the crate's shapes |
 //! | [`crash`], [`character`] | the per-step routes: plastic bodies (impulses → plasticity → proxies, shapes, mass properties, dent events); skinned mesh colliders (pose, self-collisions, surface velocity in contacts) |
-//! | `debug_render` | the crate's shapes drawn as lines through Rapier's debug-render backend (posed mesh wireframes, BN-Tree node boxes, proxy spheres); feature `debug-render` |
+//! | `debug_render` | the crate's shapes drawn as lines through Rapier's debug-render backend (posed mesh wireframes, BN-Tree node boxes and normal cones, proxy spheres, triangle pairs, contact velocities, avatar boxes); feature `debug-render` |
 //! | [`validation`] | oracles for tests: brute-force self-collisions and bound checkers |
 //! | [`prelude`] | the types a game uses, in one import |
 #![warn(missing_docs)]

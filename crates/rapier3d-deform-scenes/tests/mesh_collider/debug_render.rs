@@ -619,3 +619,144 @@ fn contact_velocities_are_arrows_from_the_surface_along_its_velocity() {
             .is_err()
     );
 }
+
+/// The cones of one mesh collider drawn to every depth, split per cone (axis, circle,
+/// generators), with the node each starts at; checks each against the node's posed triangle
+/// normals. Returns (cones drawn, cones whose node has O(m) patch data).
+fn check_cones(world: &PhysicsWorld, h: ColliderHandle) -> (usize, usize) {
+    let shape = mesh_shape(world, h);
+    let pose = world.colliders[h].position();
+    let options = DeformDebugRenderOptions {
+        mesh_wireframe: MeshWireframe::Off,
+        proxy_spheres: false,
+        normal_cone_depth: Some(u32::MAX),
+        ..Default::default()
+    };
+    let segments = options.style.subdivisions.max(4) as usize;
+    let per_cone = 1 + segments + 4;
+    let mut renderer = DeformDebugRenderer::new(options);
+    let mut rec = Recorder::default();
+    renderer.render_world(&mut rec, world);
+    let lines = rec.of(h);
+    assert!(!lines.is_empty());
+    assert_eq!(lines.len() % per_cone, 0);
+    assert!(lines.iter().all(|l| l.3 == options.cone_color));
+    let tree = shape.tree();
+    let posed = posed_vertices(shape, pose);
+    let tris = tree.mesh().triangles();
+    let mut used = vec![false; tree.nodes().len()];
+    let (mut cones, mut patches) = (0, 0);
+    for cone in lines.chunks(per_cone) {
+        let apex = cone[0].1;
+        let local = pose.inverse_transform_point(apex);
+        // The node this cone starts at: the first unused one (depth first) whose box centre it is.
+        let node = (0..tree.nodes().len())
+            .find(|&n| {
+                let b = shape.node_aabb(n as u32);
+                !used[n] && ((b.mins + b.maxs) * 0.5).distance(local) <= TOL
+            })
+            .unwrap_or_else(|| panic!("cone apex {local} is no node's box centre"));
+        used[node] = true;
+        let b = shape.node_aabb(node as u32);
+        assert!(local.cmpge(b.mins).all() && local.cmple(b.maxs).all());
+        let length = 0.25 * (b.maxs - b.mins).length();
+        let axis = (cone[0].2 - apex) / length;
+        assert!(
+            (axis.length() - 1.0).abs() <= 1e-4,
+            "axis of length {}",
+            axis.length()
+        );
+        // The circle: closed, every point at the axis' length from the apex, at one angle.
+        let rim = &cone[1..=segments];
+        assert!(rim[0].1.distance(rim[segments - 1].2) <= TOL);
+        let half = axis.angle_between(rim[0].1 - apex);
+        for l in rim {
+            assert!((l.1.distance(apex) - length).abs() <= 1e-4 * length.max(1.0));
+            assert!((axis.angle_between(l.1 - apex) - half).abs() <= 1e-3);
+        }
+        for g in &cone[1 + segments..] {
+            assert!(g.1.distance(apex) <= TOL);
+            assert!((g.2.distance(apex) - length).abs() <= 1e-4 * length.max(1.0));
+        }
+        assert!(half < std::f32::consts::FRAC_PI_2);
+        // Every posed normal of the node's triangles lies in the cone.
+        let mut widest = 0.0f32;
+        for &t in tree.node_triangles(node) {
+            let [p, q, r] = tris[t as usize].map(|v| posed[v as usize]);
+            let n = (q - p).cross(r - p);
+            let angle = axis.angle_between(n);
+            widest = widest.max(angle);
+            assert!(
+                angle <= half + 1e-3,
+                "node {node}: normal at {angle} rad outside the cone of {half}"
+            );
+        }
+        let patch = tree.node_patch(node).is_some();
+        patches += usize::from(patch);
+        if !patch {
+            // Without patch data the cone is that of the normals themselves: tight.
+            assert!(half <= widest + 3e-3, "node {node}: {half} vs {widest}");
+        }
+        cones += 1;
+    }
+    (cones, patches)
+}
+
+#[test]
+fn normal_cones_hold_the_posed_normals_of_their_nodes() {
+    let mesh = tube(LENGTH, 12, 10);
+    let weights = tube_weights(&mesh, BONES, LENGTH, 3);
+    let mut world = PhysicsWorld::default();
+    let body = world.bodies.insert(
+        RigidBodyBuilder::kinematic_position_based()
+            .pose(Pose::new(
+                Vec3::new(1.0, 2.0, -3.0),
+                Vec3::new(0.3, -0.5, 0.8),
+            ))
+            .build(),
+    );
+    // Every node with O(m) patch data (cones from the normal bound), and the collider preset
+    // (leaves and small nodes without: cones from the posed normals).
+    let mut handles = Vec::new();
+    for options in [
+        BnTreeOptions {
+            leaf_triangles: 4,
+            governor_cost: 0.0,
+        },
+        BnTreeOptions::COLLIDER,
+    ] {
+        let tree =
+            Arc::new(BnTree::build_with(&mesh, mesh.positions(), &weights, options).unwrap());
+        let shape = DeformableMeshShape::new(tree, &bent(0.3)).unwrap();
+        handles.push(
+            world.colliders.insert_with_parent(
+                ColliderBuilder::new(SharedShape::new(shape))
+                    .position(Pose::new(
+                        Vec3::new(0.5, -0.2, 0.1),
+                        Vec3::new(-0.4, 0.2, 0.1),
+                    ))
+                    .build(),
+                body,
+                &mut world.bodies,
+            ),
+        );
+    }
+    let (cones, patches) = check_cones(&world, handles[0]);
+    eprintln!("bound tree: {cones} cones, {patches} from normal bounds");
+    assert!(
+        cones >= 20 && patches > 0,
+        "{cones} cones, {patches} from bounds"
+    );
+    let (cones, patches) = check_cones(&world, handles[1]);
+    eprintln!("collider tree: {cones} cones, {patches} from normal bounds");
+    assert!(cones > patches, "{cones} cones, {patches} from bounds");
+    // To depth 0 only the root is considered: a tube's root has normals all around, no cone.
+    let mut renderer = DeformDebugRenderer::new(DeformDebugRenderOptions {
+        mesh_wireframe: MeshWireframe::Off,
+        normal_cone_depth: Some(0),
+        ..Default::default()
+    });
+    let mut rec = Recorder::default();
+    renderer.render_world(&mut rec, &world);
+    assert!(rec.of(handles[0]).is_empty());
+}

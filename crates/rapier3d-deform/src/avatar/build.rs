@@ -466,6 +466,29 @@ impl AvatarBoxes {
         self.boxes.get(index).map(|b| b.rest_obb)
     }
 
+    /// The skin triangles of box `index` (the triangles of its cells, each once, cell by cell),
+    /// or `None` past the last box.
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn box_triangles(&self, index: usize) -> Option<&[u32]> {
+        let b = self.boxes.get(index)?;
+        let (s0, s1) = b.slabs;
+        let first = self.slabs.get(s0 as usize)?.triangles.0;
+        let last = self.slabs.get((s1 as usize).checked_sub(1)?)?.triangles.1;
+        self.slab_triangles.get(first as usize..last as usize)
+    }
+
+    /// Number of cells (slab sectors) of box `index`, or `None` past the last box.
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn box_cell_count(&self, index: usize) -> Option<usize> {
+        self.boxes
+            .get(index)
+            .map(|b| (b.slabs.1 - b.slabs.0) as usize)
+    }
+
     /// The options the boxes were built with.
     pub fn options(&self) -> AvatarOptions {
         self.options

@@ -39,4 +39,4 @@ mod build;
 mod query;
 
 pub use build::{AvatarBoxes, AvatarOptions, SlabStatistics};
-pub use query::{AvatarQuery, AvatarQueryStats, SkinContact};
+pub use query::{AvatarQuery, AvatarQueryStats, PosedBox, SkinContact};

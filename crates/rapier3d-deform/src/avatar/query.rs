@@ -23,6 +23,56 @@ pub struct SkinContact {
     pub normal: Vec3,
 }
 
+/// A box of an avatar as a frame's queries test it: a range `mins..maxs` of box coordinates
+/// and the affine map from box coordinates to world space (the bone's skin matrix times its
+/// rest PCA frame, so an oriented box when the bone moves rigidly).
+///
+/// # Performance
+/// Plain data.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PosedBox {
+    /// Box coordinates → world.
+    pub from_box: Affine,
+    /// Least box coordinates.
+    pub mins: Vec3,
+    /// Largest box coordinates.
+    pub maxs: Vec3,
+}
+
+impl PosedBox {
+    /// The eight corners in world space; corner `k` takes `maxs` on axis `i` when bit `i` of
+    /// `k` is set, `mins` otherwise.
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn corners(&self) -> [Vec3; 8] {
+        core::array::from_fn(|k| {
+            let pick = |bit: usize, lo: f32, hi: f32| if k & bit == 0 { lo } else { hi };
+            self.from_box.transform_point(Vec3::new(
+                pick(1, self.mins.x, self.maxs.x),
+                pick(2, self.mins.y, self.maxs.y),
+                pick(4, self.mins.z, self.maxs.z),
+            ))
+        })
+    }
+
+    /// The twelve edges as pairs of [`Self::corners`] indices (corners that differ in one bit).
+    pub const EDGES: [[usize; 2]; 12] = [
+        [0, 1],
+        [2, 3],
+        [4, 5],
+        [6, 7],
+        [0, 2],
+        [1, 3],
+        [4, 6],
+        [5, 7],
+        [0, 4],
+        [1, 5],
+        [2, 6],
+        [3, 7],
+    ];
+}
+
 /// Counters of an [`AvatarQuery`] since its last [`AvatarQuery::begin_frame`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AvatarQueryStats {
@@ -367,26 +417,7 @@ impl AvatarQuery {
             while let Some(n) = self.stack.pop() {
                 let node = &avatar.nodes[n as usize];
                 self.stats.nodes_tested += 1;
-                let cached = self.node_cache[n as usize];
-                let (lo, hi) = if cached.stamp == self.epoch {
-                    (cached.mins, cached.maxs)
-                } else {
-                    let (lo, hi) = if node.slide > 0.0 {
-                        let (lo, hi) = self.sliding(avatar, node, slides);
-                        (node.mins + lo, node.maxs + hi)
-                    } else {
-                        (node.mins, node.maxs)
-                    };
-                    let (lo, hi) = (Vec3A::from(lo), Vec3A::from(hi));
-                    self.node_cache[n as usize] = NodeBox {
-                        mins: lo,
-                        maxs: hi,
-                        stamp: self.epoch,
-                    };
-                    self.stats.nodes_bounded += 1;
-                    self.tighten_ancestors(avatar, n);
-                    (lo, hi)
-                };
+                let (lo, hi) = self.node_box(avatar, n, slides);
                 if !((lo - reach_wide).cmple(local_wide).all()
                     && local_wide.cmple(hi + reach_wide).all())
                 {
@@ -402,14 +433,7 @@ impl AvatarQuery {
                 if node.right == LEAF {
                     let (mut lo, mut hi) = (lo, hi);
                     if self.cell_stamp[node.cell as usize] != self.epoch {
-                        // First use of the cell this frame: pose it, and shrink the leaf to its
-                        // posed vertices' box in the box frame (and its ancestors with it).
-                        let (exact_lo, exact_hi) = self.pose_cell(avatar, node.cell, index);
-                        lo = lo.max(exact_lo);
-                        hi = hi.min(exact_hi);
-                        let cached = &mut self.node_cache[n as usize];
-                        (cached.mins, cached.maxs) = (lo, hi);
-                        self.tighten_ancestors(avatar, n);
+                        (lo, hi) = self.shrink_leaf(avatar, n, index, lo, hi);
                         if !((lo - reach_wide).cmple(local_wide).all()
                             && local_wide.cmple(hi + reach_wide).all())
                         {
@@ -425,6 +449,152 @@ impl AvatarQuery {
                     self.stack.push(n + 1);
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// The box of hierarchy node `n` this frame, in its box's coordinates (`slides` the box's
+    /// first sliding map): cached, or bounded now (its rest box plus its sliding range) and
+    /// cached, tightening its ancestors.
+    #[inline(always)]
+    fn node_box(&mut self, avatar: &AvatarBoxes, n: u32, slides: usize) -> (Vec3A, Vec3A) {
+        let cached = self.node_cache[n as usize];
+        if cached.stamp == self.epoch {
+            return (cached.mins, cached.maxs);
+        }
+        let node = &avatar.nodes[n as usize];
+        let (lo, hi) = if node.slide > 0.0 {
+            let (lo, hi) = self.sliding(avatar, node, slides);
+            (node.mins + lo, node.maxs + hi)
+        } else {
+            (node.mins, node.maxs)
+        };
+        let (lo, hi) = (Vec3A::from(lo), Vec3A::from(hi));
+        self.node_cache[n as usize] = NodeBox {
+            mins: lo,
+            maxs: hi,
+            stamp: self.epoch,
+        };
+        self.stats.nodes_bounded += 1;
+        self.tighten_ancestors(avatar, n);
+        (lo, hi)
+    }
+
+    /// First use of leaf `n`'s cell this frame (box `index`, leaf box `lo..hi`): poses the cell
+    /// and shrinks the leaf to its posed vertices' box in the box frame (and its ancestors with
+    /// it); returns the shrunk box.
+    #[inline]
+    fn shrink_leaf(
+        &mut self,
+        avatar: &AvatarBoxes,
+        n: u32,
+        index: usize,
+        lo: Vec3A,
+        hi: Vec3A,
+    ) -> (Vec3A, Vec3A) {
+        let cell = avatar.nodes[n as usize].cell;
+        let (exact_lo, exact_hi) = self.pose_cell(avatar, cell, index);
+        let (lo, hi) = (lo.max(exact_lo), hi.min(exact_hi));
+        let cached = &mut self.node_cache[n as usize];
+        (cached.mins, cached.maxs) = (lo, hi);
+        self.tighten_ancestors(avatar, n);
+        (lo, hi)
+    }
+
+    /// The oriented box the queries of this frame test for box `index` (Pelechano 2002 §3.2.3,
+    /// made conservative): the root of its cell hierarchy in the bone's moving frame (its rest
+    /// box plus the sliding range of its skin, bounded now if no query reached it yet), padded by
+    /// the frame's rounding slack as the queries pad it. Every posed vertex of the box's
+    /// triangles ([`AvatarBoxes::box_triangles`]) lies inside. A box whose bone's skin matrix is
+    /// singular is its O(m) box in its rest frame.
+    ///
+    /// # Errors
+    /// [`DeformError::NotAvailable`] before the first [`Self::begin_frame`] with `avatar`;
+    /// [`DeformError::IndexOutOfRange`] for a box past the last.
+    ///
+    /// # Performance
+    /// O(m) for the m governors of the box the first time in a frame, O(1) after.
+    pub fn posed_box(&mut self, avatar: &AvatarBoxes, index: usize) -> Result<PosedBox> {
+        self.check_box(avatar, index)?;
+        if !self.box_moving[index] {
+            let aabb = self.box_aabb[index];
+            return Ok(self.posed(avatar, index, aabb.mins, aabb.maxs));
+        }
+        let (n0, _) = avatar.boxes[index].nodes;
+        let (lo, hi) = self.node_box(avatar, n0, self.slide_start[index] as usize);
+        Ok(self.posed(avatar, index, lo.into(), hi.into()))
+    }
+
+    /// Appends to `out` (cleared first) the box of every cell (slab sector) of box `index` as the
+    /// queries of this frame test it: its hierarchy leaf in the bone's moving frame, shrunk to
+    /// its posed vertices (posing the cell if no query did yet), padded like
+    /// [`Self::posed_box`]; for a box whose bone is singular, the box of each cell's posed
+    /// vertices in its rest frame. The cells cut the box into the seed's slabs (§3.2.2) and
+    /// their angular sectors.
+    ///
+    /// # Errors
+    /// As [`Self::posed_box`].
+    ///
+    /// # Performance
+    /// O(cells · m) plus posing the box's skin vertices not yet posed this frame.
+    pub fn posed_cells(
+        &mut self,
+        avatar: &AvatarBoxes,
+        index: usize,
+        out: &mut Vec<PosedBox>,
+    ) -> Result<()> {
+        out.clear();
+        self.check_box(avatar, index)?;
+        let (s0, s1) = avatar.boxes[index].slabs;
+        if !self.box_moving[index] {
+            for cell in s0..s1 {
+                let (lo, hi) = self.pose_cell(avatar, cell, index);
+                out.push(self.posed(avatar, index, lo.into(), hi.into()));
+            }
+            return Ok(());
+        }
+        let (n0, n1) = avatar.boxes[index].nodes;
+        let slides = self.slide_start[index] as usize;
+        for n in n0..n1 {
+            let node = &avatar.nodes[n as usize];
+            if node.right != LEAF {
+                continue;
+            }
+            let cell = node.cell;
+            let (mut lo, mut hi) = self.node_box(avatar, n, slides);
+            if self.cell_stamp[cell as usize] != self.epoch {
+                (lo, hi) = self.shrink_leaf(avatar, n, index, lo, hi);
+            }
+            out.push(self.posed(avatar, index, lo.into(), hi.into()));
+        }
+        Ok(())
+    }
+
+    /// Box `index`'s box-coordinate range `lo..hi`, padded by its slack, as a [`PosedBox`].
+    fn posed(&self, avatar: &AvatarBoxes, index: usize, lo: Vec3, hi: Vec3) -> PosedBox {
+        let b = &avatar.boxes[index];
+        let rest_from_box = Affine::new(b.rest_obb.axes, b.rest_obb.center);
+        let from_box = if self.box_moving[index] {
+            self.governors[b.bone as usize].compose(&rest_from_box)
+        } else {
+            rest_from_box
+        };
+        let pad = Vec3::splat(self.box_slack[index]);
+        PosedBox {
+            from_box,
+            mins: lo - pad,
+            maxs: hi + pad,
+        }
+    }
+
+    fn check_box(&self, avatar: &AvatarBoxes, index: usize) -> Result<()> {
+        self.check_frame(avatar)?;
+        if index >= avatar.boxes.len() {
+            return Err(DeformError::IndexOutOfRange {
+                what: "avatar box",
+                index,
+                len: avatar.boxes.len(),
+            });
         }
         Ok(())
     }

@@ -12,6 +12,13 @@
 //!   (each edge once), or only the triangles of the leaves the current epoch's queries refit,
 //!   and the node boxes of its BN-Tree (Schvartzman, Gascón & Otaduy 2009, the hierarchy
 //!   refit on demand) down to a depth;
+//! * on request ([`DeformDebugRenderOptions::normal_cone_depth`]), the normal cones of its
+//!   BN-Tree nodes down to a depth: per node the cone's axis from the centre of the node's box
+//!   and the circle at its half-angle (the cone of the node's O(m) normal bound, eq. 17, where the
+//!   node has patch data; else of its posed triangles' normals);
+//! * on request ([`DeformDebugRenderer::render_avatar_boxes`]), a skinned avatar's per-bone
+//!   boxes (Pelechano 2002 §3.2, [`crate::avatar`]) as the frame's queries test them, and
+//!   optionally their cells (the slabs and their sectors);
 //! * on request ([`DeformDebugRenderer::render_triangle_pairs`]), the triangles of given pairs of
 //!   a mesh, such as its self-collisions, highlighted.
 //! * on request ([`DeformDebugRenderer::render_contact_velocities`]), the velocity of a
@@ -60,6 +67,8 @@
 //! assert_eq!(backend.0, 120);
 //! ```
 
+mod avatar;
+mod cones;
 mod mesh;
 mod spheres;
 mod velocities;
@@ -71,6 +80,8 @@ use rapier3d::pipeline::{
     DebugColor, DebugRenderBackend, DebugRenderObject, DebugRenderStyle, PhysicsWorld,
 };
 
+use crate::avatar::{AvatarBoxes, AvatarQuery, PosedBox};
+use crate::bounds::BoundsWorkspace;
 use crate::character::SurfaceVelocityHooks;
 use crate::error::{DeformError, Result};
 use crate::shape::{DeformableMeshShape, SphereProxyShape};
@@ -99,6 +110,22 @@ pub struct DeformDebugRenderOptions {
     /// 0), drawn in `style.collider_aabb_color`; `None` draws none. Drawing a box computes it
     /// when stale ([`DeformableMeshShape::node_aabb`]): it then counts as refit.
     pub node_box_depth: Option<u32>,
+    /// Normal cones of each [`DeformableMeshShape`]'s BN-Tree nodes down to this depth (the
+    /// root is depth 0), in [`Self::cone_color`]: per node that has a cone narrower than a
+    /// half-space, its axis from the centre of the node's box (half the box's half-diagonal
+    /// long), the circle of `style.subdivisions` lines where the cone at its half-angle meets
+    /// the sphere of the axis' length, and four lines from the centre to that circle. A node with
+    /// O(m) patch data (and a shape without morph targets) shows the cone of its normal bound
+    /// (what the self-collision query prunes with), any other the cone of its posed triangles'
+    /// normals. `None` draws none. Drawing a cone computes the node's box when stale.
+    pub normal_cone_depth: Option<u32>,
+    /// The colour of the normal cones. Purple by default.
+    pub cone_color: DebugColor,
+    /// The colour of the avatar boxes drawn by [`DeformDebugRenderer::render_avatar_boxes`].
+    /// Blue by default.
+    pub avatar_box_color: DebugColor,
+    /// The colour of their cells, or `None` to draw no cell. Light blue by default.
+    pub avatar_cell_color: Option<DebugColor>,
     /// The spheres of each [`SphereProxyShape`].
     pub proxy_spheres: bool,
     /// The colour of the triangles drawn by [`DeformDebugRenderer::render_triangle_pairs`]
@@ -114,12 +141,16 @@ pub struct DeformDebugRenderOptions {
 }
 
 impl Default for DeformDebugRenderOptions {
-    /// Mesh wireframes and proxy spheres, no node boxes, red pairs, orange velocity arrows,
-    /// Rapier's default style.
+    /// Mesh wireframes and proxy spheres, no node boxes or cones, red pairs, orange velocity
+    /// arrows, purple cones, blue avatar boxes with light-blue cells, Rapier's default style.
     fn default() -> Self {
         Self {
             mesh_wireframe: MeshWireframe::All,
             node_box_depth: None,
+            normal_cone_depth: None,
+            cone_color: [280.0, 0.8, 0.5, 1.0],
+            avatar_box_color: [225.0, 0.85, 0.45, 1.0],
+            avatar_cell_color: Some([200.0, 0.6, 0.7, 1.0]),
             proxy_spheres: true,
             pair_color: [0.0, 1.0, 0.5, 1.0],
             velocity_color: [30.0, 1.0, 0.5, 1.0],
@@ -148,6 +179,10 @@ pub struct DeformDebugRenderer {
     pub options: DeformDebugRenderOptions,
     /// Edge keys of the mesh being drawn (`min << 32 | max`), reused.
     edges: Vec<u64>,
+    /// Scratch of the normal bounds.
+    workspace: BoundsWorkspace,
+    /// Cells of the avatar box being drawn, reused.
+    cells: Vec<PosedBox>,
 }
 
 impl DeformDebugRenderer {
@@ -159,6 +194,8 @@ impl DeformDebugRenderer {
         Self {
             options,
             edges: Vec::new(),
+            workspace: BoundsWorkspace::default(),
+            cells: Vec::new(),
         }
     }
 
@@ -235,6 +272,18 @@ impl DeformDebugRenderer {
                 let box_color = self.options.style.collider_aabb_color;
                 mesh::draw_node_boxes(mesh, pose, depth, box_color, &mut draw);
             }
+            if let Some(depth) = self.options.normal_cone_depth {
+                let segments = self.options.style.subdivisions.max(cones::GENERATORS);
+                cones::draw_node_cones(
+                    mesh,
+                    pose,
+                    depth,
+                    segments,
+                    &mut self.workspace,
+                    self.options.cone_color,
+                    &mut draw,
+                );
+            }
         }
         true
     }
@@ -291,6 +340,46 @@ impl DeformDebugRenderer {
 }
 
 impl DeformDebugRenderer {
+    /// Draws the per-bone boxes of a skinned avatar as `query`'s current frame tests them
+    /// ([`AvatarQuery::posed_box`]: each bone's rest PCA box carried by its skin matrix and
+    /// re-bounded by the sliding of its skin), twelve edges per box in
+    /// `options.avatar_box_color`, box by box; with `options.avatar_cell_color`, after each box
+    /// the twelve edges of each of its cells ([`AvatarQuery::posed_cells`]). Every line is drawn
+    /// for `object` (the avatar has no collider of its own unless the game gave it one: pass the
+    /// skinned collider's, or any object the backend's filter and styling should see); nothing
+    /// is drawn when the backend filters it out. Returns the boxes drawn.
+    ///
+    /// # Errors
+    /// [`DeformError::NotAvailable`] when `query` has no frame begun with `avatar`.
+    ///
+    /// # Performance
+    /// O(m) per box not yet bounded in the frame; with cells, O(cells · m) plus posing the skin
+    /// vertices the frame's queries did not pose.
+    pub fn render_avatar_boxes(
+        &mut self,
+        backend: &mut (impl DebugRenderBackend + ?Sized),
+        object: DebugRenderObject<'_>,
+        avatar: &AvatarBoxes,
+        query: &mut AvatarQuery,
+    ) -> Result<usize> {
+        if avatar.box_count() > 0 {
+            // Checks the frame before anything is drawn.
+            query.posed_box(avatar, 0)?;
+        }
+        if !backend.filter_object(object) {
+            return Ok(0);
+        }
+        let mut draw = |a: Vector, b: Vector, c: DebugColor| backend.draw_line(object, a, b, c);
+        avatar::draw_avatar_boxes(
+            avatar,
+            query,
+            self.options.avatar_box_color,
+            self.options.avatar_cell_color,
+            &mut self.cells,
+            &mut draw,
+        )
+    }
+
     /// Draws the velocity of the deforming surface of `handle` at each of its active contact
     /// points, as [`SurfaceVelocityHooks`] gives it to the contact solver: an arrow from the
     /// point on the collider's surface along its body's velocity there plus the rotated
