@@ -20,10 +20,11 @@
 //! * **Skeleton and weights.** [`SuitSkeleton`], measured on the garment: neck, sleeve and ankle
 //!   openings' centroids; hips 7 cm above the crotch (the centre seam's lowest point) at the
 //!   thighs' centres; knees halfway down the legs; shoulders between the neck and the sleeves.
-//!   Seven bones (torso, thighs, shins, upper arms); a skin vertex is weighted by the inverse
-//!   fourth power of its distance to each bone's segment less the bone's measured radius (the
-//!   median distance of the garment vertices nearest that segment), softened by 2 cm, the three
-//!   largest kept.
+//!   Seven bones (torso, thighs, shins, upper arms); a skin vertex is weighted per limb (torso,
+//!   legs, upper arms) by the inverse fourth power of its distance to the limb's segment less the
+//!   limb's measured radius (the median distance of the garment vertices nearest that segment),
+//!   softened by 2 cm, a leg's share split between thigh and shin across the knee's plane, the
+//!   three largest kept.
 //! * **Walk.** In place, [`WALK_PERIOD`] s per cycle, easing in over [`WALK_RAMP`]: thighs swing
 //!   ±[`HIP_SWING`] rad about the lateral axis in antiphase, knees flex up to [`KNEE_FLEX`] rad
 //!   while their thigh is behind, upper arms swing ±[`ARM_SWING`] rad against the leg of their
@@ -69,6 +70,10 @@ pub const ARM_SWING: f32 = 0.25;
 pub const SUIT_FRICTION: f32 = 0.5;
 /// Number of bones: [`TORSO`], thighs, shins, upper arms.
 pub const BONES: usize = 7;
+/// Number of limbs the weights are measured against: the torso, two legs, two upper arms.
+pub const LIMBS: usize = 5;
+/// Half-width of the knee's blend between thigh and shin (m).
+pub const KNEE_BLEND: f32 = 0.04;
 /// The torso bone.
 pub const TORSO: usize = 0;
 /// The thighs (left = `+X`, right).
@@ -78,9 +83,9 @@ pub const SHINS: [usize; 2] = [3, 4];
 /// The upper arms.
 pub const ARMS: [usize; 2] = [5, 6];
 /// The stubs that continue the body past the neck, sleeve and ankle openings: per ring, its
-/// distance along the limb (m) and its scale about the opening's centroid.
+/// distance along the opening's normal (m) and its scale about the opening's centroid.
 const STUB_RINGS: [(f32, f32); 2] = [(0.02, 0.85), (0.045, 0.75)];
-/// Where a stub's cap closes it, along the limb (m).
+/// Where a stub's cap closes it, along the opening's normal (m).
 const STUB_CAP: f32 = 0.06;
 /// Influences kept per skin vertex.
 const INFLUENCES: usize = 3;
@@ -131,46 +136,54 @@ pub struct SuitSkeleton {
     pub shoulders: [Vec3; 2],
     /// Ends of the upper arms (the sleeve openings' centroids).
     pub sleeves: [Vec3; 2],
-    /// Per bone, its measured radius (m).
-    pub radii: [f32; BONES],
+    /// Per limb ([`LIMBS`]: torso, legs, upper arms), its measured radius (m).
+    pub radii: [f32; LIMBS],
 }
 
 impl SuitSkeleton {
-    /// Each bone's segment, in bone order.
-    fn segments(&self) -> [(Vec3, Vec3); BONES] {
-        let mut s = [(self.pelvis, self.neck); BONES];
-        for side in 0..2 {
-            s[THIGHS[side]] = (self.hips[side], self.knees[side]);
-            s[SHINS[side]] = (self.knees[side], self.ankles[side]);
-            s[ARMS[side]] = (self.shoulders[side], self.sleeves[side]);
-        }
-        s
+    /// Each limb's segment: the torso (pelvis to neck), the legs (hip to ankle), the upper arms.
+    fn limbs(&self) -> [(Vec3, Vec3); LIMBS] {
+        [
+            (self.pelvis, self.neck),
+            (self.hips[0], self.ankles[0]),
+            (self.hips[1], self.ankles[1]),
+            (self.shoulders[0], self.sleeves[0]),
+            (self.shoulders[1], self.sleeves[1]),
+        ]
     }
 
-    /// Distance of `p` to each bone's segment.
-    fn distances(&self, p: Vec3) -> [f32; BONES] {
-        self.segments().map(|(a, b)| {
+    /// Distance of `p` to each limb's segment.
+    fn distances(&self, p: Vec3) -> [f32; LIMBS] {
+        self.limbs().map(|(a, b)| {
             let ab = b - a;
             let t = ((p - a).dot(ab) / ab.length_squared().max(1e-12)).clamp(0.0, 1.0);
             (a + ab * t - p).length()
         })
     }
 
-    /// The skin weights of a point at `p` (bind pose): inverse fourth power of the distance to
-    /// each bone's segment less its radius, softened by 2 cm, the three largest, normalised.
+    /// The skin weights of a point at `p` (bind pose). Per limb, the inverse fourth power of
+    /// the distance to its segment less its radius, softened by 2 cm; a leg's share is split
+    /// between thigh and shin across the plane through the knee normal to the leg (a smoothstep
+    /// over ±[`KNEE_BLEND`]); the three largest are kept, normalised.
     ///
     /// # Performance
     /// O(bones).
     pub fn weights_at(&self, p: Vec3) -> Vec<(u32, f32)> {
         let d = self.distances(p);
-        let mut w: Vec<(u32, f64)> = (0..BONES)
-            .map(|k| {
-                let gap = f64::from((d[k] - self.radii[k]).max(0.0) + BLEND);
-                (k as u32, 1.0 / gap.powi(4))
-            })
-            .collect();
+        let limb = |k: usize| 1.0 / f64::from((d[k] - self.radii[k]).max(0.0) + BLEND).powi(4);
+        let mut w: Vec<(u32, f64)> = vec![(TORSO as u32, limb(0))];
+        for side in 0..2 {
+            let leg = limb(1 + side);
+            let axis = (self.ankles[side] - self.hips[side]).normalize_or_zero();
+            let x = ((p - self.knees[side]).dot(axis) / KNEE_BLEND * 0.5 + 0.5).clamp(0.0, 1.0);
+            let shin = f64::from(x * x * (3.0 - 2.0 * x));
+            w.push((THIGHS[side] as u32, leg * (1.0 - shin)));
+            w.push((SHINS[side] as u32, leg * shin));
+            w.push((ARMS[side] as u32, limb(3 + side)));
+        }
         w.sort_by(|a, b| b.1.total_cmp(&a.1));
         w.truncate(INFLUENCES);
+        w.retain(|x| x.1 > 0.0);
         let sum: f64 = w.iter().map(|x| x.1).sum();
         w.into_iter().map(|(k, x)| (k, (x / sum) as f32)).collect()
     }
@@ -496,13 +509,13 @@ fn measure_skeleton(garment: &TriangleMesh, o: &Openings) -> SuitSkeleton {
         ankles,
         shoulders,
         sleeves,
-        radii: [0.0; BONES],
+        radii: [0.0; LIMBS],
     };
-    // Radii: the median distance of the garment vertices nearest each segment.
-    let mut nearest: [Vec<f32>; BONES] = Default::default();
+    // Radii: the median distance of the garment vertices nearest each limb's segment.
+    let mut nearest: [Vec<f32>; LIMBS] = Default::default();
     for &q in p {
         let d = skeleton.distances(q);
-        let k = (0..BONES).fold(0, |b, k| if d[k] < d[b] { k } else { b });
+        let k = (0..LIMBS).fold(0, |b, k| if d[k] < d[b] { k } else { b });
         nearest[k].push(d[k]);
     }
     for (k, ds) in nearest.iter_mut().enumerate() {

@@ -11,7 +11,7 @@ use rapier3d_deform::io::LoadError;
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform::validation::self_collisions_brute_force;
 use rapier3d_deform_scenes::sportsuit::{
-    BONES, MAX_BODY_LEVELS, SKIN_CLEARANCE, Sportsuit, SuitBody,
+    BONES, MAX_BODY_LEVELS, SHINS, SKIN_CLEARANCE, Sportsuit, SuitBody,
 };
 
 #[test]
@@ -54,6 +54,26 @@ fn the_body_is_closed_outward_and_fits_inside_the_suit() {
         "{lo}..{hi}"
     );
     assert!(hem_lo > -0.001, "{hem_lo}");
+    // The skeleton stands in the suit: hips below the waistband, knees halfway to the ankles,
+    // shoulders between the neck and the sleeves; the skin below each knee follows its shin.
+    let s = body.skeleton();
+    for side in 0..2 {
+        assert!(s.hips[side].y < s.pelvis.y + 1e-6 && s.hips[side].y > s.knees[side].y);
+        assert!(s.knees[side].y > s.ankles[side].y + 0.25, "{s:?}");
+        assert!(s.shoulders[side].y < s.neck.y && s.shoulders[side].y > s.sleeves[side].y);
+        assert!(s.shoulders[side].x.abs() < s.sleeves[side].x.abs());
+    }
+    for (v, &q) in p.iter().enumerate() {
+        let side = usize::from(q.x < 0.0);
+        if q.y < s.knees[side].y - 0.05 {
+            let (bone, _) =
+                body.weights().iter_row(v).fold(
+                    (u32::MAX, 0.0),
+                    |b, (g, w)| if w > b.1 { (g, w) } else { b },
+                );
+            assert_eq!(bone as usize, SHINS[side], "vertex {v} at {q}");
+        }
+    }
 }
 
 /// The directed edges of `triangles` whose reverse no triangle has.
