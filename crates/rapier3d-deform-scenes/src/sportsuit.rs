@@ -313,7 +313,7 @@ impl SuitBody {
     }
 }
 
-/// The suit on a [`SuitBody`] and what carries its waistband and neckline.
+/// The suit on a [`SuitBody`] and what carries the edges of its openings.
 pub struct Sportsuit {
     /// The cloth (world space, the garment posed with the body).
     pub cloth: Cloth,
