@@ -13,6 +13,8 @@ mod bounds;
 mod characters;
 #[path = "scenes/cloth_cape.rs"]
 mod cloth_cape;
+#[path = "scenes/cloth_garment.rs"]
+mod cloth_garment;
 #[path = "scenes/cloth_skirt.rs"]
 mod cloth_skirt;
 #[path = "scenes/crash.rs"]
@@ -163,6 +165,15 @@ const SCENES: &[Scene] = &[
                       mesh shape vs brute force on the same cloth state, the collision stage, and \
                       the cape's self-collision (BN-Tree with point governors vs brute force)",
         run: cloth_cape::run,
+    },
+    Scene {
+        name: "cloth_garment",
+        description: "the 1,797-vertex MakeHuman sportsuit on a walking body derived from it \
+                      (Loop x0-x2, 3.7k-59k triangles): per-bone boxes (Pelechano, conservative) \
+                      vs deforming TriMesh vs BN-Tree mesh shape vs brute force on the same cloth \
+                      state, the collision stage, and the suit's self-collision (BN-Tree with \
+                      point governors vs brute force)",
+        run: cloth_garment::run,
     },
 ];
 

@@ -17,10 +17,9 @@ use std::error::Error;
 
 use rapier3d_deform::avatar::{AvatarBoxes, AvatarOptions};
 use rapier3d_deform::cloth::{ClothOptions, SelfCollisionOptions};
-use rapier3d_deform::governor::deform_vertices;
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform_scenes::cape::{FoxCape, RunningFox};
-use rapier3d_deform_scenes::garment::{ExampleNames, GarmentPictures, GarmentStages};
+use rapier3d_deform_scenes::garment::{ExampleNames, ExampleRun, GarmentStages};
 
 const DT: f32 = 1.0 / 60.0;
 const PICTURE_EVERY: usize = 12;
@@ -35,10 +34,9 @@ fn main() -> Result<(), Box<dyn Error>> {
         .unwrap_or(2.0);
     let steps = (seconds / DT).round() as usize;
     let mut fox = RunningFox::load(2)?;
-    let rest = fox.rest_positions().to_vec();
     let weights = fox.weights().clone();
     let mesh = fox.mesh().clone();
-    let avatar = AvatarBoxes::build(&mesh, &rest, &weights, AvatarOptions::default())?;
+    let avatar = AvatarBoxes::build(&mesh, mesh.positions(), &weights, AvatarOptions::default())?;
     let g0 = fox.governors_at(0.0)?;
     let mut cape = FoxCape::new(&fox, &g0, 24, 32, ClothOptions::default())?;
     let mut stages = GarmentStages::new(
@@ -54,43 +52,27 @@ fn main() -> Result<(), Box<dyn Error>> {
         cape.cloth.positions().len(),
         cape.cloth.pinned().len()
     );
-    let mut posed = Vec::new();
-    deform_vertices(&rest, &weights, &g0, &mut posed);
-    let names = ExampleNames {
-        out: OUT,
-        title: "cloth_cape: XPBD cape on the running Fox",
-        garment: "cape",
-        sequence: "run",
+    let run = ExampleRun {
+        names: ExampleNames {
+            out: OUT,
+            title: "cloth_cape: XPBD cape on the running Fox",
+            garment: "cape",
+            sequence: "run",
+        },
+        view: VIEW,
+        directions: [Vec3::new(-1.0, -0.2, 0.0), Vec3::new(0.5, -0.8, 1.0)],
+        mesh: &mesh,
+        weights: &weights,
+        avatar: &avatar,
+        dt: DT,
+        steps,
+        picture_every: PICTURE_EVERY,
     };
-    let mut pictures = GarmentPictures::new(
-        names,
-        VIEW,
-        &posed,
-        [Vec3::new(-1.0, -0.2, 0.0), Vec3::new(0.5, -0.8, 1.0)],
-    )?;
-    let mut previous = g0;
-    for step in 1..=steps {
-        let t = step as f32 * DT;
+    let carriers = cape.carriers.clone();
+    run.run(&mut stages, &mut cape.cloth, g0, |t| {
         let g = fox.governors_at(t)?;
-        let targets = cape.pin_targets(&fox, &g);
-        let times = stages.step(&mut cape.cloth, &avatar, &targets, &previous, &g, DT)?;
-        pictures.record(times, &stages);
-        if step % PICTURE_EVERY == 0 {
-            deform_vertices(&rest, &weights, &g, &mut posed);
-            pictures.draw(
-                &posed,
-                mesh.triangles(),
-                &cape.cloth,
-                &avatar,
-                &mut stages,
-                step / PICTURE_EVERY,
-                step,
-                steps,
-                t,
-            )?;
-        }
-        previous = g;
-    }
-    pictures.print_summary(DT);
+        let targets = carriers.targets(&weights, &g);
+        Ok((g, targets))
+    })?;
     Ok(())
 }

@@ -16,9 +16,9 @@ use std::error::Error;
 
 use rapier3d_deform::avatar::{AvatarBoxes, AvatarOptions};
 use rapier3d_deform::cloth::{ClothOptions, ContactThresholds, SelfCollisionOptions};
-use rapier3d_deform::governor::{GovernedDeformation, deform_vertices};
+use rapier3d_deform::governor::GovernedDeformation;
 use rapier3d_deform::math::Vec3;
-use rapier3d_deform_scenes::garment::{ExampleNames, GarmentPictures, GarmentStages};
+use rapier3d_deform_scenes::garment::{ExampleNames, ExampleRun, GarmentStages};
 use rapier3d_deform_scenes::skirt::{SkirtCloth, WalkingFigure};
 
 const DT: f32 = 1.0 / 60.0;
@@ -53,43 +53,27 @@ fn main() -> Result<(), Box<dyn Error>> {
         skirt.cloth.positions().len(),
         skirt.cloth.pinned().len()
     );
-    let mut posed = Vec::new();
-    deform_vertices(&rest, &weights, &g0, &mut posed);
-    let names = ExampleNames {
-        out: OUT,
-        title: "cloth_skirt: XPBD skirt, per-bone box collision stage",
-        garment: "skirt",
-        sequence: "walk",
+    let run = ExampleRun {
+        names: ExampleNames {
+            out: OUT,
+            title: "cloth_skirt: XPBD skirt, per-bone box collision stage",
+            garment: "skirt",
+            sequence: "walk",
+        },
+        view: VIEW,
+        directions: [Vec3::new(0.0, -0.15, -1.0), Vec3::new(-1.0, -0.15, -0.3)],
+        mesh: &mesh,
+        weights: &weights,
+        avatar: &avatar,
+        dt: DT,
+        steps,
+        picture_every: PICTURE_EVERY,
     };
-    let mut pictures = GarmentPictures::new(
-        names,
-        VIEW,
-        &posed,
-        [Vec3::new(0.0, -0.15, -1.0), Vec3::new(-1.0, -0.15, -0.3)],
-    )?;
-    let mut previous = g0;
-    for step in 1..=steps {
-        let t = step as f32 * DT;
+    let carriers = skirt.carriers.clone();
+    run.run(&mut stages, &mut skirt.cloth, g0, |t| {
         let g = figure.governors_at(t)?;
-        let targets = skirt.pin_targets(&figure, &g);
-        let times = stages.step(&mut skirt.cloth, &avatar, &targets, &previous, &g, DT)?;
-        pictures.record(times, &stages);
-        if step % PICTURE_EVERY == 0 {
-            deform_vertices(&rest, &weights, &g, &mut posed);
-            pictures.draw(
-                &posed,
-                mesh.triangles(),
-                &skirt.cloth,
-                &avatar,
-                &mut stages,
-                step / PICTURE_EVERY,
-                step,
-                steps,
-                t,
-            )?;
-        }
-        previous = g;
-    }
-    pictures.print_summary(DT);
+        let targets = carriers.targets(&weights, &g);
+        Ok((g, targets))
+    })?;
     Ok(())
 }

@@ -435,3 +435,75 @@ impl GarmentPictures {
         self.written.print_summary();
     }
 }
+
+/// A garment example's frame loop: the avatar, the pictures' layout and the clock. Each step
+/// poses the skin, moves the pins, runs [`GarmentStages::step`] and records it; every
+/// `picture_every` steps it draws a picture ([`GarmentPictures`]); at the end it prints the
+/// summary.
+pub struct ExampleRun<'a> {
+    /// What the example names.
+    pub names: ExampleNames,
+    /// Pixels per view.
+    pub view: (usize, usize),
+    /// The two cameras' viewing directions.
+    pub directions: [Vec3; 2],
+    /// The skin mesh (rest positions = bind pose).
+    pub mesh: &'a rapier3d_deform::mesh::TriangleMesh,
+    /// Skin weights.
+    pub weights: &'a ConvexWeights,
+    /// The avatar's boxes.
+    pub avatar: &'a AvatarBoxes,
+    /// Step length (s).
+    pub dt: f32,
+    /// Steps to run.
+    pub steps: usize,
+    /// Steps between pictures.
+    pub picture_every: usize,
+}
+
+impl ExampleRun<'_> {
+    /// Runs the loop on `cloth` from the skin matrices `g0` (time 0); `pose(t)` gives the skin
+    /// matrices at `t` and the pinned vertices' targets under them.
+    ///
+    /// # Errors
+    /// `pose`'s, the stages', the renderer's and the PNG writer's.
+    ///
+    /// # Performance
+    /// Per step, the stages' cost; per picture O(pixels + skin and cloth triangles).
+    pub fn run(
+        &self,
+        stages: &mut GarmentStages,
+        cloth: &mut Cloth,
+        g0: Vec<Affine>,
+        mut pose: impl FnMut(f32) -> Result<(Vec<Affine>, Vec<Vec3>)>,
+    ) -> Result<()> {
+        let rest = self.mesh.positions();
+        let mut posed = Vec::new();
+        rapier3d_deform::governor::deform_vertices(rest, self.weights, &g0, &mut posed);
+        let mut pictures = GarmentPictures::new(self.names, self.view, &posed, self.directions)?;
+        let mut previous = g0;
+        for step in 1..=self.steps {
+            let t = step as f32 * self.dt;
+            let (g, targets) = pose(t)?;
+            let times = stages.step(cloth, self.avatar, &targets, &previous, &g, self.dt)?;
+            pictures.record(times, stages);
+            if step % self.picture_every.max(1) == 0 {
+                rapier3d_deform::governor::deform_vertices(rest, self.weights, &g, &mut posed);
+                pictures.draw(
+                    &posed,
+                    self.mesh.triangles(),
+                    cloth,
+                    self.avatar,
+                    stages,
+                    step / self.picture_every.max(1),
+                    step,
+                    self.steps,
+                    t,
+                )?;
+            }
+            previous = g;
+        }
+        pictures.print_summary(self.dt);
+        Ok(())
+    }
+}

@@ -10,7 +10,7 @@
 //! | [`render`] | a z-buffered software rasterizer writing PNGs, with titles, time stamps, body labels and legends (`render::annotate`) and the shared dent and self-collision colours |
 //! | [`bvh_refit`] | the deform-all + BVH-refit self-collision baseline |
 //! | [`self_colliding`] | small deformed meshes that self-collide (test fixtures) |
-//! | [`skirt`], [`cape`], [`garment`] | garments on animated avatars: a skirt on the walking RiggedFigure, a cape on the running Fox, pins carried by skin weights |
+//! | [`skirt`], [`cape`], [`sportsuit`], [`garment`] | garments on animated avatars: a skirt on the walking RiggedFigure, a cape on the running Fox, the MakeHuman sportsuit on a walking body derived from it, pins carried by skin weights |
 //! | [`subdiv`] | Loop control meshes for limit-surface scenes: the capsule tube and its prescribed bend, a jittered sphere cage |
 //! | [`api_fuzz`] | the structured fuzzing harness over the public API (proptest and libFuzzer drive it) |
 //! | [`asset_path`] | where the bundled assets live |
@@ -32,6 +32,7 @@ pub mod render;
 pub mod sdf_mesh;
 pub mod self_colliding;
 pub mod skirt;
+pub mod sportsuit;
 pub mod subdiv;
 pub mod teddy;
 

@@ -1,4 +1,4 @@
-//! What the garment scenes (`cloth_skirt`, `cloth_cape`) share: one cloth on one animated avatar measured frame by frame — the collision routes on the same cloth state, the collision stage, the garment's self-collision — and the report with the same keys.
+//! What the garment scenes (`cloth_skirt`, `cloth_cape`, `cloth_garment`) share: one cloth on one animated avatar measured frame by frame — the collision routes on the same cloth state, the collision stage, the garment's self-collision — and the report with the same keys.
 //!
 //! Each frame, after the cloth step (XPBD with the garment's proximity constraints,
 //! [`Cloth::step_with_self_collision`]) and before the response, every route finds each free

@@ -1,7 +1,8 @@
-//! Contract: brute-force references over every posed skin triangle — closest triangle within a radius, and the signed distance to a closed skin (winding number for the sign).
+//! Contract: brute-force references over every posed skin triangle — closest triangle within a radius, and the signed distance to a closed skin (winding number for the sign) — and the per-frame assertions the garment tests share (stage contacts equal brute force, no vertex inside the skin).
 
 use rapier3d::parry::query::PointQuery;
 use rapier3d::parry::shape::Triangle;
+use rapier3d_deform::cloth::{Cloth, SkinCollision, VertexState};
 use rapier3d_deform::math::Vec3;
 
 /// The closest triangle within `radius` of `p` (ties: lowest index) and its distance.
@@ -20,4 +21,61 @@ pub fn closest(triangles: &[[u32; 3]], posed: &[Vec3], p: Vec3, radius: f32) -> 
 /// Signed distance of `p` to the closed, outward-oriented skin (the scenes crate's oracle).
 pub fn signed_distance(triangles: &[[u32; 3]], posed: &[Vec3], p: Vec3) -> f32 {
     rapier3d_deform_scenes::skirt::signed_distance(triangles, posed, p)
+}
+
+/// Asserts that the collision stage's first contact of every free cloth vertex is brute force's
+/// closest triangle within `radius` of where the stage queried it (distances within 1e-6 m, the
+/// vertex marked in contact), on the skin posed at `posed`; returns how many vertices it compared.
+pub fn assert_contacts_equal_brute_force(
+    collision: &SkinCollision,
+    cloth: &Cloth,
+    triangles: &[[u32; 3]],
+    posed: &[Vec3],
+    radius: f32,
+    frame: usize,
+) -> usize {
+    let mut compared = 0;
+    for (i, &q) in collision.queried_positions().iter().enumerate() {
+        if cloth.is_pinned(i) {
+            continue;
+        }
+        compared += 1;
+        match (
+            closest(triangles, posed, q, radius),
+            collision.first_contacts()[i],
+        ) {
+            (None, None) => {}
+            (Some((_, d)), Some(c)) => {
+                assert!(
+                    (c.distance - d).abs() <= 1e-6,
+                    "frame {frame} vertex {i}: stage {} vs brute force {d}",
+                    c.distance
+                );
+                assert_eq!(collision.states()[i], VertexState::Contact);
+            }
+            (r, c) => panic!("frame {frame} vertex {i}: brute force {r:?}, stage {c:?}"),
+        }
+    }
+    compared
+}
+
+/// Asserts that no cloth vertex is deeper than `thickness` inside the skin posed at `posed`;
+/// returns the largest distance of a vertex outside it.
+pub fn assert_outside(
+    cloth: &Cloth,
+    triangles: &[[u32; 3]],
+    posed: &[Vec3],
+    thickness: f32,
+    frame: usize,
+) -> f32 {
+    let mut farthest = f32::MIN;
+    for (i, &x) in cloth.positions().iter().enumerate() {
+        let d = signed_distance(triangles, posed, x);
+        assert!(
+            d >= -thickness,
+            "frame {frame} vertex {i} ends {d} inside the skin"
+        );
+        farthest = farthest.max(d);
+    }
+    farthest
 }

@@ -2,7 +2,7 @@
 
 use super::oracle;
 use rapier3d_deform::avatar::{AvatarBoxes, AvatarOptions};
-use rapier3d_deform::cloth::{ClothOptions, ContactThresholds, SkinCollision, VertexState};
+use rapier3d_deform::cloth::{ClothOptions, ContactThresholds, SkinCollision};
 use rapier3d_deform::governor::{GovernedDeformation, deform_vertices};
 use rapier3d_deform_scenes::skirt::{SkirtCloth, WalkingFigure};
 
@@ -46,32 +46,21 @@ fn skirt_contacts_equal_brute_force_and_no_vertex_ends_inside_the_skin() {
         );
         contacts += stats.contacts;
         repositioned += stats.repositioned;
-        for (i, &q) in collision.queried_positions().iter().enumerate() {
-            if skirt.cloth.is_pinned(i) {
-                continue;
-            }
-            compared += 1;
-            let reference = oracle::closest(&triangles, &posed, q, thresholds.outside);
-            match (reference, collision.first_contacts()[i]) {
-                (None, None) => {}
-                (Some((_, d)), Some(c)) => {
-                    assert!(
-                        (c.distance - d).abs() <= 1e-6,
-                        "frame {frame} vertex {i}: stage {} vs brute force {d}",
-                        c.distance
-                    );
-                    assert_eq!(collision.states()[i], VertexState::Contact);
-                }
-                (r, c) => panic!("frame {frame} vertex {i}: brute force {r:?}, stage {c:?}"),
-            }
-        }
-        for (i, &x) in skirt.cloth.positions().iter().enumerate() {
-            let d = oracle::signed_distance(&triangles, &posed, x);
-            assert!(
-                d >= -thresholds.thickness,
-                "frame {frame} vertex {i} ends {d} inside the skin"
-            );
-        }
+        compared += oracle::assert_contacts_equal_brute_force(
+            &collision,
+            &skirt.cloth,
+            &triangles,
+            &posed,
+            thresholds.outside,
+            frame,
+        );
+        oracle::assert_outside(
+            &skirt.cloth,
+            &triangles,
+            &posed,
+            thresholds.thickness,
+            frame,
+        );
         previous = g;
         std::mem::swap(&mut posed, &mut posed_before);
     }
