@@ -1,0 +1,101 @@
+//! Runs the `subdiv_tube` benchmark's limit-surface query on one bend angle, repeatedly, through one `#[inline(never)]` function, for `valgrind --tool=callgrind` instruction counts and `perf` profiles per frame class (flat frames before the legs meet, folded frames after).
+//!
+//! `cargo run --release --example subdiv_tube_profile [angle_deg] [queries]` (defaults 60° and
+//! 20): poses the capsule cage of the benchmark at `angle_deg`, runs one untimed query (eigen
+//! tables), then `queries` queries, each `set_control_points` + `detect_self` with the
+//! benchmark's oracle (refine while a control edge exceeds 0.03, at most 4 steps), through
+//! `limit_query`, and prints the wall time per query and the query's counters. Under callgrind:
+//!
+//! ```text
+//! valgrind --tool=callgrind --collect-atstart=no \
+//!   --toggle-collect='subdiv_tube_profile::limit_query' \
+//!   target/release/examples/subdiv_tube_profile 60 3
+//! ```
+//!
+//! gives the instructions per query as the inclusive cost of `limit_query` divided by the count.
+
+use rapier3d_deform::limit_surface::{LimitHierarchy, LimitInterferenceQuery, SubPatchView};
+use rapier3d_deform::math::Vec3;
+use rapier3d_deform_scenes::subdiv::{bend, tube_cage};
+use std::time::Instant;
+
+const RADIUS: f32 = 0.5;
+const TOLERANCE: f64 = 0.03;
+const LEVEL: u32 = 4;
+
+fn edge_above(points: &[[f64; 3]], tolerance: f64) -> bool {
+    (0..3).any(|c| {
+        let (a, b) = (points[c], points[(c + 1) % 3]);
+        let d = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+        (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt() > tolerance
+    })
+}
+
+/// The untimed first query (eigen tables), outside the profiled function.
+#[inline(never)]
+fn warm_up(hierarchy: &mut LimitHierarchy, query: &mut LimitInterferenceQuery, posed: &[Vec3]) {
+    run(hierarchy, query, posed);
+}
+
+#[inline(never)]
+fn limit_query(
+    hierarchy: &mut LimitHierarchy,
+    query: &mut LimitInterferenceQuery,
+    posed: &[Vec3],
+) -> usize {
+    run(hierarchy, query, posed)
+}
+
+#[inline(always)]
+fn run(
+    hierarchy: &mut LimitHierarchy,
+    query: &mut LimitInterferenceQuery,
+    posed: &[Vec3],
+) -> usize {
+    let mut oracle = |a: &SubPatchView<'_>, b: &SubPatchView<'_>| {
+        a.sub.depth < LEVEL
+            && (edge_above(a.control_points, TOLERANCE) || edge_above(b.control_points, TOLERANCE))
+    };
+    hierarchy
+        .set_control_points(posed)
+        .unwrap_or_else(|e| panic!("{e}"));
+    query
+        .detect_self(hierarchy, &mut oracle)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .regions
+        .len()
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let angle: f32 = args.next().and_then(|a| a.parse().ok()).unwrap_or(60.0);
+    let queries: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(20);
+    let cage = tube_cage(8, 8, RADIUS, 4.0);
+    let posed = bend(
+        cage.positions(),
+        1.6,
+        0.8 * RADIUS * std::f32::consts::PI,
+        angle.to_radians(),
+    );
+    let mut hierarchy = LimitHierarchy::new(&cage).unwrap_or_else(|e| panic!("{e}"));
+    let mut query = LimitInterferenceQuery::new();
+    warm_up(&mut hierarchy, &mut query, &posed);
+    let start = Instant::now();
+    let mut regions = 0;
+    for _ in 0..queries {
+        regions = limit_query(&mut hierarchy, &mut query, &posed);
+    }
+    let ms = start.elapsed().as_secs_f64() * 1e3 / queries.max(1) as f64;
+    let s = query.result().stats;
+    println!(
+        "bend {angle}°: {ms:.3} ms/query, {regions} regions, {} interfering, {} unresolved self; \
+         nodes tested {}, pair tests {}, patch bounds {}, patches entered {}, sub-patches {}",
+        query.result().interfering().count(),
+        query.result().unresolved_self.len(),
+        s.nodes_tested,
+        s.pair_tests,
+        s.patch_bounds_computed,
+        s.patches_entered,
+        s.subpatches_created
+    );
+}
