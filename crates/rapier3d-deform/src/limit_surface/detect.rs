@@ -416,6 +416,13 @@ impl LimitInterferenceQuery {
                         return Ok(());
                     }
                 }
+                if std::env::var("DBG_LEAF").is_ok() {
+                    let h = &*ctx.hs[a.0];
+                    let pa = h.control_points()[h.canonical_vertices(ta)[0] as usize];
+                    let pb = h.control_points()[h.canonical_vertices(tb)[0] as usize];
+                    let sh = h.canonical_vertices(ta).iter().filter(|v| h.canonical_vertices(tb).contains(v)).count();
+                    eprintln!("LEAF {ta} {tb} shared {sh} pa {:.2} {:.2} {:.2} pb {:.2} {:.2} {:.2}", pa[0], pa[1], pa[2], pb[0], pb[1], pb[2]);
+                }
                 let sa = self.root_sub(ctx, a.0, ta)?;
                 let sb = self.root_sub(ctx, b.0, tb)?;
                 self.pair_subs(ctx, sa, sb)
@@ -605,7 +612,7 @@ impl LimitInterferenceQuery {
             return Ok(true);
         }
         let segs = self.segments(x)?;
-        Ok(projected_loop_is_simple(segs, cone.axis()))
+        Ok(projected_loop_is_simple(&segs.each_ref(), cone.axis()))
     }
 
     fn self_sub<O: ToleranceOracle + ?Sized>(
@@ -667,12 +674,17 @@ impl LimitInterferenceQuery {
     }
 
     /// Whether the two sub-patches' hulls ([`Self::hull_extent`]) are disjoint along the normal
-    /// of either control triangle: a separating direction beyond the box axes, which on a curved
-    /// sheet separates patches whose boxes overlap across the bend.
+    /// of either control triangle, or along the line through the two control triangles'
+    /// centroids: separating directions beyond the box axes, which on a curved sheet separate
+    /// patches whose boxes overlap across the bend (any direction along which the hulls' extents
+    /// are disjoint separates them).
     fn separated_by_normals(&self, x: u32, y: u32) -> bool {
-        let normal = |i: u32| {
+        let tri = |i: u32| {
             let p = &self.arena[i as usize].points;
-            let (a, b, c) = (p[0], p[1], p[2]);
+            (p[0], p[1], p[2])
+        };
+        let normal = |i: u32| {
+            let (a, b, c) = tri(i);
             let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
             let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
             [
@@ -681,7 +693,13 @@ impl LimitInterferenceQuery {
                 u[0] * v[1] - u[1] * v[0],
             ]
         };
-        [normal(x), normal(y)].into_iter().any(|n| {
+        let centroid = |i: u32| {
+            let (a, b, c) = tri(i);
+            [0, 1, 2].map(|d| (a[d] + b[d] + c[d]) / 3.0)
+        };
+        let (ca, cb) = (centroid(x), centroid(y));
+        let chord = [cb[0] - ca[0], cb[1] - ca[1], cb[2] - ca[2]];
+        [normal(x), normal(y), chord].into_iter().any(|n| {
             let (al, ah) = self.hull_extent(x, n);
             let (bl, bh) = self.hull_extent(y, n);
             let margin = 1e-12 * (1.0 + al.abs().max(ah.abs()).max(bl.abs()).max(bh.abs()));
@@ -728,11 +746,11 @@ impl LimitInterferenceQuery {
         ) else {
             return Ok(false);
         };
-        let loop_: Vec<Segment> = vec![
-            sa[(i + 1) % 3].clone(),
-            sa[(i + 2) % 3].clone(),
-            sb[(j + 1) % 3].clone(),
-            sb[(j + 2) % 3].clone(),
+        let loop_ = [
+            &sa[(i + 1) % 3],
+            &sa[(i + 2) % 3],
+            &sb[(j + 1) % 3],
+            &sb[(j + 2) % 3],
         ];
         Ok(projected_loop_is_simple(&loop_, cone.axis()))
     }

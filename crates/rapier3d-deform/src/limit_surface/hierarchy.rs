@@ -22,6 +22,16 @@ struct Node {
     disc: Option<Vec<BoundaryEdge>>,
 }
 
+/// A star of patches around a patch (sorted) and its boundary loop when it is a disc.
+#[derive(Clone, Debug)]
+struct Star {
+    patches: Vec<u32>,
+    boundary: Option<Vec<BoundaryEdge>>,
+}
+
+/// Per patch: the epoch and its three boundary segments.
+type SegmentCache = (u64, Option<Box<[Segment; 3]>>);
+
 #[derive(Clone, Copy, Debug)]
 struct Cached {
     box_epoch: u64,
@@ -79,10 +89,13 @@ pub struct LimitHierarchy {
     fans: Vec<Vec<u32>>,
     /// Per patch, per ring count (1, 2): the epoch and outcome of its star's self test.
     star_cache: Vec<[(u64, bool); 2]>,
-    /// Per patch, per ring count (1, 2): its star (sorted), gathered on first use.
-    stars: Vec<[Option<Vec<u32>>; 2]>,
+    /// Per patch, per ring count (1, 2): its star (sorted) and the star's boundary loop when it
+    /// is a disc, gathered on first use (topology only).
+    stars: Vec<[Option<Star>; 2]>,
+    /// The boundary loops of the unions of two adjacent nodes met so far (topology only).
+    union_loops: HashMap<(u32, u32), Option<Vec<BoundaryEdge>>>,
     /// Per patch: the epoch and its boundary segments.
-    segment_cache: Vec<(u64, Option<Box<[Segment; 3]>>)>,
+    segment_cache: Vec<SegmentCache>,
 }
 
 impl LimitHierarchy {
@@ -161,6 +174,7 @@ impl LimitHierarchy {
             star_cache: vec![[(0, false); 2]; t_count],
             segment_cache: vec![(0, None); t_count],
             stars: vec![[None, None]; t_count],
+            union_loops: HashMap::new(),
         };
         let mut fans = vec![Vec::new(); control.vertex_count()];
         for (t, tri) in h.triangles.iter().enumerate() {
@@ -489,21 +503,25 @@ impl LimitHierarchy {
         (reached == sorted.len()).then_some(out)
     }
 
-    /// The segments of a boundary loop of whole patches (each patch's three computed once per
-    /// epoch).
-    fn loop_segments(&mut self, edges: &[BoundaryEdge]) -> Result<Vec<Segment>> {
-        let mut out = Vec::with_capacity(edges.len());
-        for &(t, e) in edges {
-            let epoch = self.epoch;
-            if self.segment_cache[t as usize].0 != epoch {
-                let (n, p) = self.patch_points(t);
-                self.segment_cache[t as usize] = (epoch, Some(Box::new(refine::segments(n, &p)?)));
-            }
-            if let Some(segs) = &self.segment_cache[t as usize].1 {
-                out.push(segs[e as usize].clone());
-            }
-        }
-        Ok(out)
+    /// The segments of a boundary loop of whole patches, borrowed from the per-patch cache
+    /// (refreshed first: each patch's three computed once per epoch).
+    fn loop_segments(&mut self, edges: &[BoundaryEdge]) -> Result<Vec<&Segment>> {
+        refresh_segments(
+            &mut self.segment_cache,
+            self.epoch,
+            &self.patches,
+            &self.points,
+            edges,
+        )?;
+        Ok(edges
+            .iter()
+            .filter_map(|&(t, e)| {
+                self.segment_cache[t as usize]
+                    .1
+                    .as_ref()
+                    .map(|s| &s[e as usize])
+            })
+            .collect())
     }
 
     /// Seed §2.4's self-interference test of a node: a normal cone narrower than a half-space and
@@ -520,11 +538,14 @@ impl LimitHierarchy {
         if !contour {
             return Ok(true);
         }
-        let Some(edges) = self.nodes[node as usize].disc.clone() else {
+        let Some(edges) = self.nodes[node as usize].disc.take() else {
             return Ok(false);
         };
-        let segs = self.loop_segments(&edges)?;
-        Ok(projected_loop_is_simple(&segs, cone.axis()))
+        let simple = self
+            .loop_segments(&edges)
+            .map(|segs| projected_loop_is_simple(&segs, cone.axis()));
+        self.nodes[node as usize].disc = Some(edges);
+        simple
     }
 
     /// The same test on the union of two adjacent nodes (seed §2.4: "the union of the two patches
@@ -546,15 +567,25 @@ impl LimitHierarchy {
         if !contour {
             return Ok(true);
         }
-        let ranges = [
-            (self.nodes[a as usize].start, self.nodes[a as usize].end),
-            (self.nodes[b as usize].start, self.nodes[b as usize].end),
-        ];
-        let Some(edges) = self.region_loop(&ranges) else {
-            return Ok(false);
+        let key = (a.min(b), a.max(b));
+        let edges = match self.union_loops.remove(&key) {
+            Some(l) => l,
+            None => {
+                let ranges = [
+                    (self.nodes[a as usize].start, self.nodes[a as usize].end),
+                    (self.nodes[b as usize].start, self.nodes[b as usize].end),
+                ];
+                self.region_loop(&ranges)
+            }
         };
-        let segs = self.loop_segments(&edges)?;
-        Ok(projected_loop_is_simple(&segs, cone.axis()))
+        let simple = match &edges {
+            Some(edges) => self
+                .loop_segments(edges)
+                .map(|segs| projected_loop_is_simple(&segs, cone.axis())),
+            None => Ok(false),
+        };
+        self.union_loops.insert(key, edges);
+        simple
     }
 }
 
@@ -595,31 +626,35 @@ impl LimitHierarchy {
         bounded: &mut u64,
     ) -> Result<bool> {
         for rings in 1..=2usize {
-            let region = match self.stars[t as usize][rings - 1].take() {
+            let star = match self.stars[t as usize][rings - 1].take() {
                 Some(r) => r,
-                None => self.star(t, rings),
+                None => {
+                    let patches = self.star(t, rings);
+                    let boundary = self.loop_of(&patches, |p| patches.binary_search(&p).is_ok());
+                    Star { patches, boundary }
+                }
             };
-            let holds = region.binary_search(&u).is_ok();
+            let holds = star.patches.binary_search(&u).is_ok();
             if !holds {
-                self.stars[t as usize][rings - 1] = Some(region);
+                self.stars[t as usize][rings - 1] = Some(star);
                 continue;
             }
             let (epoch, ok) = self.star_cache[t as usize][rings - 1];
             let ok = if epoch == self.epoch {
                 ok
             } else {
-                let ok = self.region_rules_out(&region, contour, bounded);
+                let ok = self.region_rules_out(&star, contour, bounded);
                 let ok = match ok {
                     Ok(ok) => ok,
                     Err(e) => {
-                        self.stars[t as usize][rings - 1] = Some(region);
+                        self.stars[t as usize][rings - 1] = Some(star);
                         return Err(e);
                     }
                 };
                 self.star_cache[t as usize][rings - 1] = (self.epoch, ok);
                 ok
             };
-            self.stars[t as usize][rings - 1] = Some(region);
+            self.stars[t as usize][rings - 1] = Some(star);
             if ok {
                 return Ok(true);
             }
@@ -627,13 +662,9 @@ impl LimitHierarchy {
         Ok(false)
     }
 
-    /// The self test of the sorted patch set `region`.
-    fn region_rules_out(
-        &mut self,
-        region: &[u32],
-        contour: bool,
-        bounded: &mut u64,
-    ) -> Result<bool> {
+    /// The self test of a star (its sorted patches and its boundary loop).
+    fn region_rules_out(&mut self, star: &Star, contour: bool, bounded: &mut u64) -> Result<bool> {
+        let region = &star.patches;
         let mut cone = self.patch_cone(region[0], bounded)?;
         for &p in &region[1..] {
             if matches!(cone, NormalBound::Unbounded) {
@@ -647,12 +678,34 @@ impl LimitHierarchy {
         if !contour {
             return Ok(true);
         }
-        let Some(edges) = self.loop_of(region, |p| region.binary_search(&p).is_ok()) else {
+        let Some(edges) = &star.boundary else {
             return Ok(false);
         };
-        let segs = self.loop_segments(&edges)?;
+        let segs = self.loop_segments(edges)?;
         Ok(projected_loop_is_simple(&segs, cone.axis()))
     }
+}
+
+/// Computes the segments of the patches along `edges` whose cached segments are older than
+/// `epoch`.
+fn refresh_segments(
+    cache: &mut [SegmentCache],
+    epoch: u64,
+    patches: &LimitPatches,
+    points: &[P3],
+    edges: &[BoundaryEdge],
+) -> Result<()> {
+    for &(t, _) in edges {
+        if cache[t as usize].0 != epoch {
+            let ids = patches.control_indices(t as usize).unwrap_or(&[]);
+            let p: Vec<P3> = ids.iter().map(|&i| points[i as usize]).collect();
+            cache[t as usize] = (
+                epoch,
+                Some(Box::new(refine::segments(ids.len().saturating_sub(6), &p)?)),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Top-down median split of `order[start..end]` by centroid along the widest axis; pushes the
