@@ -81,6 +81,20 @@ const ANGLE_EPS: f64 = 1e-9;
 /// # Performance
 /// O(32 · generators) dot products, one allocation.
 pub(crate) fn cone_of(generators: &[[f64; 3]]) -> Option<NormalCone> {
+    cone_search(generators, None)
+}
+
+/// [`cone_of`] started at the unit `axis` (a cone of similar generators found before) with the
+/// shorter steps of its later iterations (`1/9` down to `1/24`, 16 steps): the same kind of valid
+/// cone, about half the dot products.
+///
+/// # Performance
+/// O(16 · generators) dot products, one allocation.
+pub(crate) fn cone_of_near(generators: &[[f64; 3]], axis: [f64; 3]) -> Option<NormalCone> {
+    cone_search(generators, Some(axis))
+}
+
+fn cone_search(generators: &[[f64; 3]], start: Option<[f64; 3]>) -> Option<NormalCone> {
     let mut units = Vec::with_capacity(generators.len());
     let mut sum = [0.0; 3];
     for &g in generators {
@@ -98,7 +112,11 @@ pub(crate) fn cone_of(generators: &[[f64; 3]]) -> Option<NormalCone> {
     if l.is_nan() || l <= 1e-300 {
         return None;
     }
-    let mut axis = sum.map(|x| x / l);
+    let (mut axis, steps) = match start {
+        Some(a) if a.iter().all(|x| x.is_finite()) && norm(a) > 0.5 => (a, 8..=23),
+        _ => (sum.map(|x| x / l), 1..=32),
+    };
+    let last = *steps.end();
     // The farthest generator from an axis is the one of smallest dot product (unit vectors).
     let worst = |axis: [f64; 3]| {
         let mut best = (f64::INFINITY, axis);
@@ -112,12 +130,12 @@ pub(crate) fn cone_of(generators: &[[f64; 3]]) -> Option<NormalCone> {
     };
     // (cosine to the farthest generator, axis, farthest generator) of the best axis so far.
     let mut best: Option<(f64, [f64; 3], [f64; 3])> = None;
-    for step in 1..=32 {
+    for step in steps {
         let (cos, far) = worst(axis);
         if cos > 0.0 && best.is_none_or(|b| cos > b.0) {
             best = Some((cos, axis, far));
         }
-        if step == 32 {
+        if step == last {
             break;
         }
         let f = 1.0 / (step as f64 + 1.0);

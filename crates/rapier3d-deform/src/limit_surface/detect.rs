@@ -210,6 +210,11 @@ struct Sub {
     segments: Option<Box<[Segment; 3]>>,
     /// The children's control points (computed with the box, consumed by the refinement).
     kids: Option<Box<Children>>,
+    /// The points whose convex hull holds the sub-patch and every finer control mesh over it
+    /// (the same set as its box): its control triangle and its children's control points.
+    hull: Vec<P3>,
+    /// The normal of its control triangle and the hull's extent along it.
+    own: (P3, f64, f64),
     children: Option<[u32; 4]>,
 }
 
@@ -472,6 +477,7 @@ impl LimitInterferenceQuery {
         let keys = corners.map(|c| corner_key(h, t, 0, c));
         let idx = self.arena.len() as u32;
         let kids = refine::children(valence, &points)?;
+        let (hull, own) = hull_of(&points, &kids);
         self.arena.push(Sub {
             surface: s as u8,
             patch: t,
@@ -485,6 +491,8 @@ impl LimitInterferenceQuery {
             cone: Some(cone),
             segments: None,
             kids: Some(Box::new(kids)),
+            hull,
+            own,
             children: None,
         });
         self.roots[s][t as usize] = (self.stamp, idx);
@@ -525,6 +533,7 @@ impl LimitInterferenceQuery {
         for (k, ((n, pts), corners)) in kids.into_iter().zip(child_corners).enumerate() {
             let grandchildren = refine::children(n, &pts)?;
             let (lo, hi) = refine::aabb_of(&pts, &grandchildren);
+            let (hull, own) = hull_of(&pts, &grandchildren);
             let h = &*ctx.hs[surface as usize];
             let keys = corners.map(|c| corner_key(h, patch, depth + 1, c));
             ids[k] = self.arena.len() as u32;
@@ -541,6 +550,8 @@ impl LimitInterferenceQuery {
                 cone: None,
                 segments: None,
                 kids: Some(Box::new(grandchildren)),
+                hull,
+                own,
                 children: None,
             });
         }
@@ -644,67 +655,27 @@ impl LimitInterferenceQuery {
         Ok(())
     }
 
-    /// The extent along `n` of the points whose convex hull holds the sub-patch and every finer
-    /// control mesh over it (the same set as its box): its control triangle and its children's
-    /// control points.
-    fn hull_extent(&self, x: u32, n: P3) -> (f64, f64) {
-        let s = &self.arena[x as usize];
-        let mut lo = f64::INFINITY;
-        let mut hi = f64::NEG_INFINITY;
-        let mut add = |pts: &[P3]| {
-            for p in pts {
-                let d = p[0] * n[0] + p[1] * n[1] + p[2] * n[2];
-                lo = lo.min(d);
-                hi = hi.max(d);
-            }
-        };
-        add(&s.points[..3]);
-        if let Some(k) = &s.kids {
-            for (_, p) in k.iter() {
-                add(p);
-            }
-        } else if let Some(ids) = s.children {
-            for c in ids {
-                add(&self.arena[c as usize].points);
-            }
-        } else {
-            add(&s.points);
-        }
-        (lo, hi)
-    }
-
-    /// Whether the two sub-patches' hulls ([`Self::hull_extent`]) are disjoint along the normal
+    /// Whether the two sub-patches' hulls (`Sub::hull`) are disjoint along the normal
     /// of either control triangle, or along the line through the two control triangles'
     /// centroids: separating directions beyond the box axes, which on a curved sheet separate
     /// patches whose boxes overlap across the bend (any direction along which the hulls' extents
-    /// are disjoint separates them).
+    /// are disjoint separates them). Each sub-patch's extent along its own normal is kept from
+    /// its creation.
     fn separated_by_normals(&self, x: u32, y: u32) -> bool {
-        let tri = |i: u32| {
-            let p = &self.arena[i as usize].points;
-            (p[0], p[1], p[2])
-        };
-        let normal = |i: u32| {
-            let (a, b, c) = tri(i);
-            let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
-            let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
-            [
-                u[1] * v[2] - u[2] * v[1],
-                u[2] * v[0] - u[0] * v[2],
-                u[0] * v[1] - u[1] * v[0],
-            ]
-        };
-        let centroid = |i: u32| {
-            let (a, b, c) = tri(i);
-            [0, 1, 2].map(|d| (a[d] + b[d] + c[d]) / 3.0)
-        };
-        let (ca, cb) = (centroid(x), centroid(y));
-        let chord = [cb[0] - ca[0], cb[1] - ca[1], cb[2] - ca[2]];
-        [normal(x), normal(y), chord].into_iter().any(|n| {
-            let (al, ah) = self.hull_extent(x, n);
-            let (bl, bh) = self.hull_extent(y, n);
+        let (a, b) = (&self.arena[x as usize], &self.arena[y as usize]);
+        let apart = |(al, ah): (f64, f64), (bl, bh): (f64, f64)| {
             let margin = 1e-12 * (1.0 + al.abs().max(ah.abs()).max(bl.abs()).max(bh.abs()));
             ah + margin < bl || bh + margin < al
-        })
+        };
+        if apart((a.own.1, a.own.2), extent(&b.hull, a.own.0))
+            || apart(extent(&a.hull, b.own.0), (b.own.1, b.own.2))
+        {
+            return true;
+        }
+        let centroid = |p: &[P3]| [0, 1, 2].map(|d| (p[0][d] + p[1][d] + p[2][d]) / 3.0);
+        let (ca, cb) = (centroid(&a.points), centroid(&b.points));
+        let chord = [cb[0] - ca[0], cb[1] - ca[1], cb[2] - ca[2]];
+        apart(extent(&a.hull, chord), extent(&b.hull, chord))
     }
 
     fn shared_keys(&self, x: u32, y: u32) -> Vec<(usize, usize)> {
@@ -868,6 +839,38 @@ fn edge_of(shared: &[(usize, usize)]) -> Option<(usize, usize)> {
         }
     }
     None
+}
+
+/// The extent of `points` along `n`.
+fn extent(points: &[P3], n: P3) -> (f64, f64) {
+    let mut lo = f64::INFINITY;
+    let mut hi = f64::NEG_INFINITY;
+    for p in points {
+        let d = p[0] * n[0] + p[1] * n[1] + p[2] * n[2];
+        lo = lo.min(d);
+        hi = hi.max(d);
+    }
+    (lo, hi)
+}
+
+/// A sub-patch's hull points (its control triangle and its children's control points) and the
+/// normal of its control triangle with the hull's extent along it.
+fn hull_of(points: &[P3], kids: &Children) -> (Vec<P3>, (P3, f64, f64)) {
+    let mut hull = Vec::with_capacity(3 + kids.iter().map(|k| k.1.len()).sum::<usize>());
+    hull.extend_from_slice(&points[..3]);
+    for (_, p) in kids.iter() {
+        hull.extend_from_slice(p);
+    }
+    let (a, b, c) = (points[0], points[1], points[2]);
+    let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+    let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+    let n = [
+        u[1] * v[2] - u[2] * v[1],
+        u[2] * v[0] - u[0] * v[2],
+        u[0] * v[1] - u[1] * v[0],
+    ];
+    let (lo, hi) = extent(&hull, n);
+    (hull, (n, lo, hi))
 }
 
 fn disjoint(la: P3, ha: P3, lb: P3, hb: P3) -> bool {

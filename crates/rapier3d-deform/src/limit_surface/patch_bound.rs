@@ -1,7 +1,7 @@
 //! Normal bounds of one limit patch: the eigenbasis bound `h_u × h_v` of an irregular patch in the rotated frame (seed §3.3 eq. 3, §3.5), its tightening over regular subpatches (§4), and regular patches from their Bézier form.
 
 use super::bezier::regular_normal_coefficients;
-use super::cone::{NormalBound, NormalCone, cone_holds, cone_of, merge};
+use super::cone::{NormalBound, NormalCone, cone_holds, cone_of, cone_of_near, merge};
 use super::eigen::{LoopEigen, loop_eigen};
 use super::eigen_bounds::{EigenBounds, eigen_bounds};
 use super::interval::{IVec64, Interval64, add, corners, cross, scaled};
@@ -185,7 +185,8 @@ pub(super) fn apply(m: &rapier3d::na::DMatrix<f64>, p: &[[f64; 3]]) -> Vec<[f64;
 /// generators, widened by [`super::cone::merge`] with the cone of a later level's generators only
 /// when one of them falls outside it (the subpatches of later levels close in on the irregular
 /// vertex, whose normals the first level's cone usually holds already); the corner subpatch's
-/// cone is merged in the same way.
+/// cone is merged in the same way. Later cones start their search at the regular cone's axis
+/// ([`super::cone::cone_of_near`]).
 ///
 /// # Errors
 /// As [`eigen_normal_bound`].
@@ -217,10 +218,12 @@ pub fn tightened_normal_bound(valence: usize, points: &[[f64; 3]]) -> Result<Nor
         let reg = match regular {
             Some(r) if cone_holds(&r, &batch) => r,
             // A regular subpatch already needs a half-space: refining cannot help.
-            _ => match cone_of(&batch).and_then(|b| match regular {
-                Some(r) => merge(&r, &b),
-                None => Some(b),
-            }) {
+            _ => match regular
+                .map_or_else(|| cone_of(&batch), |r| cone_of_near(&batch, r.axis()))
+                .and_then(|b| match regular {
+                    Some(r) => merge(&r, &b),
+                    None => Some(b),
+                }) {
                 Some(r) => r,
                 None => return Ok(NormalBound::Unbounded),
             },
@@ -229,7 +232,7 @@ pub fn tightened_normal_bound(valence: usize, points: &[[f64; 3]]) -> Result<Nor
         let whole = if cone_holds(&reg, &corner) {
             Some(reg)
         } else {
-            cone_of(&corner).and_then(|k| merge(&reg, &k))
+            cone_of_near(&corner, reg.axis()).and_then(|k| merge(&reg, &k))
         };
         match whole {
             Some(w) => {
