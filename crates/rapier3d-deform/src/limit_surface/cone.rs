@@ -119,14 +119,15 @@ fn cone_search(generators: &[[f64; 3]], start: Option<[f64; 3]>) -> Option<Norma
     let last = *steps.end();
     // The farthest generator from an axis is the one of smallest dot product (unit vectors).
     let worst = |axis: [f64; 3]| {
-        let mut best = (f64::INFINITY, axis);
-        for &u in &units {
-            let c = dot(axis, u);
-            if c < best.0 {
-                best = (c, u);
+        let (mut min, mut at) = (f64::INFINITY, 0);
+        for (i, u) in units.iter().enumerate() {
+            let c = axis[0] * u[0] + axis[1] * u[1] + axis[2] * u[2];
+            if c < min {
+                min = c;
+                at = i;
             }
         }
-        best
+        (min, units.get(at).copied().unwrap_or(axis))
     };
     // (cosine to the farthest generator, axis, farthest generator) of the best axis so far.
     let mut best: Option<(f64, [f64; 3], [f64; 3])> = None;

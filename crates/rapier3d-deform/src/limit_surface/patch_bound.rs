@@ -160,18 +160,17 @@ pub fn regular_normal_bound(points: &[[f64; 3]]) -> Result<NormalBound> {
 
 /// `m p` for a matrix over control points.
 pub(super) fn apply(m: &rapier3d::na::DMatrix<f64>, p: &[[f64; 3]]) -> Vec<[f64; 3]> {
-    (0..m.nrows())
-        .map(|r| {
-            let mut q = [0.0; 3];
-            for (c, x) in p.iter().enumerate() {
-                let w = m[(r, c)];
-                for d in 0..3 {
-                    q[d] += w * x[d];
-                }
-            }
-            q
-        })
-        .collect()
+    let rows = m.nrows();
+    let mut out = vec![[0.0; 3]; rows];
+    // Column-major storage: column `c` (the weights of control point `c`) is contiguous.
+    for (column, x) in m.as_slice().chunks_exact(rows).zip(p) {
+        for (q, &w) in out.iter_mut().zip(column) {
+            q[0] += w * x[0];
+            q[1] += w * x[1];
+            q[2] += w * x[2];
+        }
+    }
+    out
 }
 
 /// The tightened normal bound of an irregular patch (seed §4): the patch is split, without
