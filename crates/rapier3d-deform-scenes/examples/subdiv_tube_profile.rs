@@ -1,10 +1,13 @@
 //! Runs the `subdiv_tube` benchmark's limit-surface query on one bend angle, repeatedly, through one `#[inline(never)]` function, for `valgrind --tool=callgrind` instruction counts and `perf` profiles per frame class (flat frames before the legs meet, folded frames after).
 //!
-//! `cargo run --release --example subdiv_tube_profile [angle_deg] [queries]` (defaults 60° and
-//! 20): poses the capsule cage of the benchmark at `angle_deg`, runs one untimed query (eigen
-//! tables), then `queries` queries, each `set_control_points` + `detect_self` with the
-//! benchmark's oracle (refine while a control edge exceeds 0.03, at most 4 steps), through
-//! `limit_query`, and prints the wall time per query and the query's counters. Under callgrind:
+//! `cargo run --release --example subdiv_tube_profile [angle_deg] [queries] [all]` (defaults 60°
+//! and 20): poses the capsule cage of the benchmark at `angle_deg` and at `angle_deg + 0.5°`, runs
+//! one untimed query (eigen tables), then `queries` queries alternating between the two poses,
+//! each `set_control_points` + `detect_self` with the benchmark's oracle (refine while a control
+//! edge exceeds 0.03, at most 4 steps), through `limit_query`, and prints the wall time per query
+//! and the last query's counters. As in the benchmark, the bend leaves the control points before
+//! the bend (`x ≤ 1.6`) in place; with `all`, the second pose is also shifted by 10⁻⁴ along `z`,
+//! so that every control point moves every query. Under callgrind:
 //!
 //! ```text
 //! valgrind --tool=callgrind --collect-atstart=no \
@@ -70,26 +73,37 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let angle: f32 = args.next().and_then(|a| a.parse().ok()).unwrap_or(60.0);
     let queries: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(20);
+    let all = args.next().is_some_and(|a| a == "all");
     let cage = tube_cage(8, 8, RADIUS, 4.0);
-    let posed = bend(
-        cage.positions(),
-        1.6,
-        0.8 * RADIUS * std::f32::consts::PI,
-        angle.to_radians(),
-    );
+    let pose = |deg: f32| {
+        bend(
+            cage.positions(),
+            1.6,
+            0.8 * RADIUS * std::f32::consts::PI,
+            deg.to_radians(),
+        )
+    };
+    let mut second = pose(angle + 0.5);
+    if all {
+        for p in &mut second {
+            p.z += 1e-4;
+        }
+    }
+    let poses = [pose(angle), second];
     let mut hierarchy = LimitHierarchy::new(&cage).unwrap_or_else(|e| panic!("{e}"));
     let mut query = LimitInterferenceQuery::new();
-    warm_up(&mut hierarchy, &mut query, &posed);
+    warm_up(&mut hierarchy, &mut query, &poses[1]);
     let start = Instant::now();
     let mut regions = 0;
-    for _ in 0..queries {
-        regions = limit_query(&mut hierarchy, &mut query, &posed);
+    for q in 0..queries {
+        regions = limit_query(&mut hierarchy, &mut query, &poses[q % 2]);
     }
     let ms = start.elapsed().as_secs_f64() * 1e3 / queries.max(1) as f64;
     let s = query.result().stats;
     println!(
-        "bend {angle}°: {ms:.3} ms/query, {regions} regions, {} interfering, {} unresolved self; \
+        "bend {angle}°{}: {ms:.3} ms/query, {regions} regions, {} interfering, {} unresolved self; \
          nodes tested {}, pair tests {}, patch bounds {}, patches entered {}, sub-patches {}",
+        if all { " (every point moves)" } else { "" },
         query.result().interfering().count(),
         query.result().unresolved_self.len(),
         s.nodes_tested,

@@ -63,8 +63,10 @@ impl Cached {
 /// applies only to discs.
 ///
 /// The control points move with [`LimitHierarchy::set_control_points`] (point governors): that
-/// only bumps an epoch; boxes and cones of nodes and patches are refit when a query reads them
-/// (stamped with the epoch), so a frame pays for the nodes its query reaches.
+/// bumps an epoch and stamps the patches whose control points changed (and the nodes above
+/// them); boxes, cones, boundary segments and star tests are refit when a query reads them and
+/// their stamp is older than the patch's or node's last change, so a frame pays for the nodes its
+/// query reaches, and a region whose control points did not move keeps its bounds.
 ///
 /// # Performance
 /// Building: O(T log² T) (median splits, disc checks per node, O(T) each level). Memory O(T log T)
@@ -83,12 +85,19 @@ pub struct LimitHierarchy {
     position: Vec<u32>,
     points: Vec<P3>,
     epoch: u64,
+    /// Per patch: the epoch in which its control points last changed.
+    patch_changed: Vec<u64>,
+    /// Per node: the latest change of its patches.
+    node_changed: Vec<u64>,
+    /// Per control point: whether the last [`LimitHierarchy::set_control_points`] moved it.
+    moved: Vec<bool>,
     patch_cache: Vec<Cached>,
     node_cache: Vec<Cached>,
     /// Per control vertex, the patches around it.
     fans: Vec<Vec<u32>>,
-    /// Per patch, per ring count (1, 2): the epoch and outcome of its star's self test.
-    star_cache: Vec<[(u64, bool); 2]>,
+    /// Per patch, per ring count (1, 2): the epoch, the contour flag and the outcome of its
+    /// star's self test.
+    star_cache: Vec<[(u64, bool, bool); 2]>,
     /// Per patch, per ring count (1, 2): its star (sorted) and the star's boundary loop when it
     /// is a disc, gathered on first use (topology only).
     stars: Vec<[Option<Star>; 2]>,
@@ -169,9 +178,12 @@ impl LimitHierarchy {
             position,
             points,
             epoch: 1,
+            patch_changed: vec![1; t_count],
+            node_changed: Vec::new(),
+            moved: vec![false; control.vertex_count()],
             patch_cache: vec![Cached::EMPTY; t_count],
             fans: Vec::new(),
-            star_cache: vec![[(0, false); 2]; t_count],
+            star_cache: vec![[(0, false, false); 2]; t_count],
             segment_cache: vec![(0, None); t_count],
             stars: vec![[None, None]; t_count],
             union_loops: HashMap::new(),
@@ -183,6 +195,7 @@ impl LimitHierarchy {
             }
         }
         h.fans = fans;
+        h.node_changed = vec![1; h.nodes.len()];
         for n in 0..h.nodes.len() {
             let (s, e) = (h.nodes[n].start, h.nodes[n].end);
             h.nodes[n].disc = h.region_loop(&[(s, e)]);
@@ -231,14 +244,15 @@ impl LimitHierarchy {
     }
 
     /// Moves the control points (one per control vertex; point governors). Boxes and cones are
-    /// refit lazily by the next query.
+    /// refit lazily by the next query, only for the patches with a control point that moved
+    /// (compared exactly) and the nodes above them.
     ///
     /// # Errors
     /// [`DeformError::LengthMismatch`], [`DeformError::NonFinitePosition`],
     /// [`DeformError::PositionOutOfRange`] (the crate's coordinate limit); nothing changes on error.
     ///
     /// # Performance
-    /// O(control points).
+    /// O(control points); when one moved, also O(Σ (n+6)) over the patches and O(nodes).
     pub fn set_control_points(&mut self, points: &[Vec3]) -> Result<()> {
         if points.len() != self.points.len() {
             return Err(DeformError::LengthMismatch {
@@ -248,10 +262,30 @@ impl LimitHierarchy {
             });
         }
         validate_positions("control point", points)?;
-        for (q, p) in self.points.iter_mut().zip(points) {
-            *q = [p.x as f64, p.y as f64, p.z as f64];
+        let mut any = false;
+        for ((q, p), moved) in self.points.iter_mut().zip(points).zip(&mut self.moved) {
+            let p = [p.x as f64, p.y as f64, p.z as f64];
+            *moved = *q != p;
+            any |= *moved;
+            *q = p;
+        }
+        if !any {
+            return Ok(());
         }
         self.epoch += 1;
+        for t in 0..self.triangles.len() {
+            let ids = self.patches.control_indices(t).unwrap_or(&[]);
+            if ids.iter().any(|&i| self.moved[i as usize]) {
+                self.patch_changed[t] = self.epoch;
+            }
+        }
+        // Children follow their parent in `nodes` (pre-order build).
+        for n in (0..self.nodes.len()).rev() {
+            self.node_changed[n] = match self.nodes[n].children {
+                None => self.patch_changed[self.leaf_patch(n as u32) as usize],
+                Some([a, b]) => self.node_changed[a as usize].max(self.node_changed[b as usize]),
+            };
+        }
         Ok(())
     }
 
@@ -315,7 +349,7 @@ impl LimitHierarchy {
 
     fn patch_box(&mut self, t: u32) -> Result<(P3, P3)> {
         let epoch = self.epoch;
-        if self.patch_cache[t as usize].box_epoch != epoch {
+        if self.patch_cache[t as usize].box_epoch < self.patch_changed[t as usize] {
             let (n, p) = self.patch_points(t);
             let (lo, hi) = refine::aabb(n, &p)?;
             let c = &mut self.patch_cache[t as usize];
@@ -329,7 +363,7 @@ impl LimitHierarchy {
 
     fn patch_cone(&mut self, t: u32, stats: &mut u64) -> Result<NormalBound> {
         let epoch = self.epoch;
-        if self.patch_cache[t as usize].cone_epoch != epoch {
+        if self.patch_cache[t as usize].cone_epoch < self.patch_changed[t as usize] {
             let (n, p) = self.patch_points(t);
             let cone = refine::normal_bound(n, &p)?;
             let c = &mut self.patch_cache[t as usize];
@@ -343,7 +377,7 @@ impl LimitHierarchy {
     /// The node's box (refit if stale: patches' boxes at a leaf, the union of the children's).
     pub(crate) fn node_box(&mut self, node: u32) -> Result<(P3, P3)> {
         let epoch = self.epoch;
-        if self.node_cache[node as usize].box_epoch != epoch {
+        if self.node_cache[node as usize].box_epoch < self.node_changed[node as usize] {
             let (lo, hi) = match self.nodes[node as usize].children {
                 None => self.patch_box(self.leaf_patch(node))?,
                 Some([a, b]) => {
@@ -369,7 +403,7 @@ impl LimitHierarchy {
     /// the patch normal bounds computed.
     pub(crate) fn node_cone(&mut self, node: u32, bounded: &mut u64) -> Result<NormalBound> {
         let epoch = self.epoch;
-        if self.node_cache[node as usize].cone_epoch != epoch {
+        if self.node_cache[node as usize].cone_epoch < self.node_changed[node as usize] {
             let cone = match self.nodes[node as usize].children {
                 None => self.patch_cone(self.leaf_patch(node), bounded)?,
                 Some([a, b]) => {
@@ -509,6 +543,7 @@ impl LimitHierarchy {
         refresh_segments(
             &mut self.segment_cache,
             self.epoch,
+            &self.patch_changed,
             &self.patches,
             &self.points,
             edges,
@@ -613,8 +648,8 @@ impl LimitHierarchy {
     /// whose merged normal cone is narrower than a half-space and whose projected contour is
     /// simple cannot self-intersect, so no two of its patches interfere (seed §2.4 applied to a
     /// connected neighbourhood instead of the pair's own union, which is no disc when the two
-    /// patches only touch at a corner or are one patch apart). Outcomes are cached per patch until
-    /// the control points move.
+    /// patches only touch at a corner or are one patch apart). Outcomes are cached per patch (and
+    /// contour flag) until a control point of the star moves.
     ///
     /// # Performance
     /// O(star size) per (patch, ring count) and frame; O(log) when cached.
@@ -639,8 +674,14 @@ impl LimitHierarchy {
                 self.stars[t as usize][rings - 1] = Some(star);
                 continue;
             }
-            let (epoch, ok) = self.star_cache[t as usize][rings - 1];
-            let ok = if epoch == self.epoch {
+            let (epoch, with_contour, ok) = self.star_cache[t as usize][rings - 1];
+            let changed = star
+                .patches
+                .iter()
+                .map(|&p| self.patch_changed[p as usize])
+                .max()
+                .unwrap_or(self.epoch);
+            let ok = if epoch >= changed && with_contour == contour {
                 ok
             } else {
                 let ok = self.region_rules_out(&star, contour, bounded);
@@ -651,7 +692,7 @@ impl LimitHierarchy {
                         return Err(e);
                     }
                 };
-                self.star_cache[t as usize][rings - 1] = (self.epoch, ok);
+                self.star_cache[t as usize][rings - 1] = (self.epoch, contour, ok);
                 ok
             };
             self.stars[t as usize][rings - 1] = Some(star);
@@ -687,16 +728,17 @@ impl LimitHierarchy {
 }
 
 /// Computes the segments of the patches along `edges` whose cached segments are older than
-/// `epoch`.
+/// the patch's last change (`changed`), stamping them with `epoch`.
 fn refresh_segments(
     cache: &mut [SegmentCache],
     epoch: u64,
+    changed: &[u64],
     patches: &LimitPatches,
     points: &[P3],
     edges: &[BoundaryEdge],
 ) -> Result<()> {
     for &(t, _) in edges {
-        if cache[t as usize].0 != epoch {
+        if cache[t as usize].0 < changed[t as usize] {
             let ids = patches.control_indices(t as usize).unwrap_or(&[]);
             let p: Vec<P3> = ids.iter().map(|&i| points[i as usize]).collect();
             cache[t as usize] = (
