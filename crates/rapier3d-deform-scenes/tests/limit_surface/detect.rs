@@ -1,4 +1,4 @@
-//! Contract: `LimitInterferenceQuery` (seed Fig. 6) on the limit surface of a closed control mesh covers every crossing of the level-k Loop mesh (brute force over all triangle pairs) with a reported pair of sub-patches whose domains hold the crossing triangles, reports no interfering polygons on a jittered sphere, gives the same answer after lazy per-frame refits as a hierarchy posed once, finds overlapping surfaces pairwise, and refuses bad control meshes with typed errors.
+//! Contract: `LimitInterferenceQuery` (seed Fig. 6) on the limit surface of a closed control mesh covers every crossing of the level-k Loop mesh (brute force over all triangle pairs) with a reported pair of sub-patches whose domains hold the crossing triangles, reports no interfering polygons on a jittered sphere, gives the same answer after lazy per-frame refits (all or some control points moved) as a hierarchy posed once, finds overlapping surfaces pairwise, and refuses bad control meshes with typed errors.
 
 use rapier3d_deform::DeformError;
 use rapier3d_deform::deformation::LoopSubdivision;
@@ -157,6 +157,67 @@ fn lazy_refits_over_frames_match_a_hierarchy_posed_once() {
     }
     assert_eq!(counts[0], 0);
     assert!(counts[frames.len() - 1] > 0, "{counts:?}");
+}
+
+/// Frames that move only some control points (a random subset, a few at a time) keep the bounds
+/// of the untouched patches: every frame's result equals a hierarchy posed once, fewer patch
+/// bounds are recomputed than there are patches, and a query without the contour condition in
+/// between does not leak its weaker star outcomes into a later query with it.
+#[test]
+fn frames_moving_some_control_points_match_a_hierarchy_posed_once() {
+    let (cage, bent) = posed_tube(std::f32::consts::PI);
+    let mut live = LimitHierarchy::new(&cage).unwrap();
+    let mut q = LimitInterferenceQuery::new();
+    let mut loose = LimitInterferenceQuery::new().without_contour();
+    let mut oracle = SizeTolerance {
+        tolerance: 0.05,
+        max_depth: 2,
+    };
+    let mut seed = 0x853c_49e6_748f_ea9bu64;
+    let mut next = || {
+        seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut posed = bent.clone();
+    live.set_control_points(&posed).unwrap();
+    q.detect_self(&mut live, &mut oracle).unwrap();
+    for frame in 0..6 {
+        // Move about 5 % of the control points by up to 2 cm.
+        for p in posed.iter_mut() {
+            if next() < 0.05 {
+                *p += Vec3::new(next() as f32 - 0.5, next() as f32 - 0.5, next() as f32 - 0.5)
+                    * 0.04;
+            }
+        }
+        live.set_control_points(&posed).unwrap();
+        if frame % 2 == 1 {
+            loose.detect_self(&mut live, &mut oracle).unwrap();
+        }
+        let got = q.detect_self(&mut live, &mut oracle).unwrap().clone();
+        let mut fresh = LimitHierarchy::new(&cage).unwrap();
+        fresh.set_control_points(&posed).unwrap();
+        let mut q2 = LimitInterferenceQuery::new();
+        let want = q2.detect_self(&mut fresh, &mut oracle).unwrap();
+        assert_eq!(got.regions, want.regions, "frame {frame}");
+        assert_eq!(got.unresolved_self, want.unresolved_self, "frame {frame}");
+        assert!(got.interfering().count() > 0, "frame {frame}");
+        assert!(
+            got.stats.patch_bounds_computed < want.stats.patch_bounds_computed,
+            "frame {frame}: {} recomputed, {} from scratch",
+            got.stats.patch_bounds_computed,
+            want.stats.patch_bounds_computed
+        );
+        for t in 0..cage.triangle_count() {
+            assert_eq!(
+                live.patch_aabb(t).unwrap(),
+                fresh.patch_aabb(t).unwrap(),
+                "frame {frame} patch {t}"
+            );
+        }
+    }
 }
 
 #[test]
