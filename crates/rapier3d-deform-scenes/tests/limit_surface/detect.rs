@@ -188,8 +188,11 @@ fn frames_moving_some_control_points_match_a_hierarchy_posed_once() {
         // Move about 5 % of the control points by up to 2 cm.
         for p in posed.iter_mut() {
             if next() < 0.05 {
-                *p += Vec3::new(next() as f32 - 0.5, next() as f32 - 0.5, next() as f32 - 0.5)
-                    * 0.04;
+                *p += Vec3::new(
+                    next() as f32 - 0.5,
+                    next() as f32 - 0.5,
+                    next() as f32 - 0.5,
+                ) * 0.04;
             }
         }
         live.set_control_points(&posed).unwrap();

@@ -329,7 +329,10 @@ mod tests {
             assert_eq!(general.len(), fast.len());
             for (g, f) in general.iter().zip(&fast) {
                 for d in 0..3 {
-                    assert!((g[d] - f[d]).abs() < 1e-12 * (1.0 + g[d].abs()), "{g:?} {f:?}");
+                    assert!(
+                        (g[d] - f[d]).abs() < 1e-12 * (1.0 + g[d].abs()),
+                        "{g:?} {f:?}"
+                    );
                 }
             }
         }

@@ -317,7 +317,11 @@ mod tests {
                 .collect();
             let mut angles: Vec<f64> = vectors.iter().map(|v| v[1].atan2(v[0])).collect();
             let reference = in_half_plane(&mut angles);
-            assert_eq!(fit_half_plane(&vectors, &mut scratch), reference, "{vectors:?}");
+            assert_eq!(
+                fit_half_plane(&vectors, &mut scratch),
+                reference,
+                "{vectors:?}"
+            );
             accepted += reference as usize;
         }
         assert!(accepted > 1000 && accepted < 3900, "{accepted}");

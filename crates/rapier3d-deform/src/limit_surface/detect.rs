@@ -7,10 +7,11 @@
 //! * **Pairs**: two regions that share an edge of the limit surface are *adjacent* and ruled out
 //!   by the self test of their union (seed §2.4); others (also regions touching at one point only)
 //!   by disjoint boxes from the control points (convex hull property). Two limit patches are also
-//!   ruled out when a star around one of them (the patches within one or two vertex rings) holds
-//!   the other and passes the self test, two sub-patches sharing one corner when a plane
-//!   through the corner separates their derivative cones, and two disjoint sub-patches also when
-//!   their control hulls are separated along the normal of either control triangle. Between hierarchy nodes the
+//!   ruled out when the fan of patches around a control vertex they share, or a star around one
+//!   of them (the patches within one or two vertex rings) holding the other, passes the self
+//!   test; two sub-patches sharing one corner when a plane through the corner separates their
+//!   derivative cones; and two disjoint sub-patches also when their control hulls are separated
+//!   along the normal of either control triangle or the line through their centroids. Between hierarchy nodes the
 //!   larger node is split; two leaves continue as their limit patches; two sub-patches (always of
 //!   equal depth) are split together, 4 × 4 child pairs, when the oracle asks.
 //! * **Tolerance** ([`ToleranceOracle`]): a pair of sub-patches not ruled out is refined by one
@@ -415,7 +416,8 @@ impl LimitInterferenceQuery {
                 if same {
                     let h = &mut *ctx.hs[a.0];
                     let bounded = &mut self.out.stats.patch_bounds_computed;
-                    if h.star_rules_out(ta, tb, self.contour, bounded)?
+                    if h.fan_rules_out(ta, tb, self.contour, bounded)?
+                        || h.star_rules_out(ta, tb, self.contour, bounded)?
                         || h.star_rules_out(tb, ta, self.contour, bounded)?
                     {
                         return Ok(());
@@ -425,8 +427,15 @@ impl LimitInterferenceQuery {
                     let h = &*ctx.hs[a.0];
                     let pa = h.control_points()[h.canonical_vertices(ta)[0] as usize];
                     let pb = h.control_points()[h.canonical_vertices(tb)[0] as usize];
-                    let sh = h.canonical_vertices(ta).iter().filter(|v| h.canonical_vertices(tb).contains(v)).count();
-                    eprintln!("LEAF {ta} {tb} shared {sh} pa {:.2} {:.2} {:.2} pb {:.2} {:.2} {:.2}", pa[0], pa[1], pa[2], pb[0], pb[1], pb[2]);
+                    let sh = h
+                        .canonical_vertices(ta)
+                        .iter()
+                        .filter(|v| h.canonical_vertices(tb).contains(v))
+                        .count();
+                    eprintln!(
+                        "LEAF {ta} {tb} shared {sh} pa {:.2} {:.2} {:.2} pb {:.2} {:.2} {:.2}",
+                        pa[0], pa[1], pa[2], pb[0], pb[1], pb[2]
+                    );
                 }
                 let sa = self.root_sub(ctx, a.0, ta)?;
                 let sb = self.root_sub(ctx, b.0, tb)?;

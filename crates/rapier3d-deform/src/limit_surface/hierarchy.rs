@@ -101,6 +101,11 @@ pub struct LimitHierarchy {
     /// Per patch, per ring count (1, 2): its star (sorted) and the star's boundary loop when it
     /// is a disc, gathered on first use (topology only).
     stars: Vec<[Option<Star>; 2]>,
+    /// Per control vertex: the patches around it (sorted) and their boundary loop, gathered on
+    /// first use (topology only).
+    vertex_fans: Vec<Option<Star>>,
+    /// Per control vertex: the epoch, the contour flag and the outcome of its fan's self test.
+    fan_cache: Vec<(u64, bool, bool)>,
     /// The boundary loops of the unions of two adjacent nodes met so far (topology only).
     union_loops: HashMap<(u32, u32), Option<Vec<BoundaryEdge>>>,
     /// Per patch: the epoch and its boundary segments.
@@ -187,6 +192,8 @@ impl LimitHierarchy {
             segment_cache: vec![(0, None); t_count],
             stars: vec![[None, None]; t_count],
             union_loops: HashMap::new(),
+            vertex_fans: vec![None; control.vertex_count()],
+            fan_cache: vec![(0, false, false); control.vertex_count()],
         };
         let mut fans = vec![Vec::new(); control.vertex_count()];
         for (t, tri) in h.triangles.iter().enumerate() {
@@ -701,6 +708,51 @@ impl LimitHierarchy {
             }
         }
         Ok(false)
+    }
+
+    /// Whether patches `t` and `u` are proven not to interfere through the self test of the fan
+    /// of patches around a control vertex they share (seed §2.4 on the vertex's one-ring, a disc
+    /// holding both): `false` when they share no vertex. Outcomes are cached per vertex (and
+    /// contour flag) until a control point of the fan moves.
+    ///
+    /// # Performance
+    /// O(fan size) per vertex and frame; O(fan size) to check the cache.
+    pub(crate) fn fan_rules_out(
+        &mut self,
+        t: u32,
+        u: u32,
+        contour: bool,
+        bounded: &mut u64,
+    ) -> Result<bool> {
+        let (vt, vu) = (self.triangles[t as usize], self.triangles[u as usize]);
+        let Some(v) = vt.into_iter().find(|v| vu.contains(v)) else {
+            return Ok(false);
+        };
+        let fan = match self.vertex_fans[v as usize].take() {
+            Some(f) => f,
+            None => {
+                let mut patches = self.fans[v as usize].clone();
+                patches.sort_unstable();
+                let boundary = self.loop_of(&patches, |p| patches.binary_search(&p).is_ok());
+                Star { patches, boundary }
+            }
+        };
+        let (epoch, with_contour, ok) = self.fan_cache[v as usize];
+        let changed = fan
+            .patches
+            .iter()
+            .map(|&p| self.patch_changed[p as usize])
+            .max()
+            .unwrap_or(self.epoch);
+        let ok = if epoch >= changed && with_contour == contour {
+            Ok(ok)
+        } else {
+            self.region_rules_out(&fan, contour, bounded)
+        };
+        self.vertex_fans[v as usize] = Some(fan);
+        let ok = ok?;
+        self.fan_cache[v as usize] = (self.epoch, contour, ok);
+        Ok(ok)
     }
 
     /// The self test of a star (its sorted patches and its boundary loop).
