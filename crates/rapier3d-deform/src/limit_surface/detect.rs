@@ -423,20 +423,6 @@ impl LimitInterferenceQuery {
                         return Ok(());
                     }
                 }
-                if std::env::var("DBG_LEAF").is_ok() {
-                    let h = &*ctx.hs[a.0];
-                    let pa = h.control_points()[h.canonical_vertices(ta)[0] as usize];
-                    let pb = h.control_points()[h.canonical_vertices(tb)[0] as usize];
-                    let sh = h
-                        .canonical_vertices(ta)
-                        .iter()
-                        .filter(|v| h.canonical_vertices(tb).contains(v))
-                        .count();
-                    eprintln!(
-                        "LEAF {ta} {tb} shared {sh} pa {:.2} {:.2} {:.2} pb {:.2} {:.2} {:.2}",
-                        pa[0], pa[1], pa[2], pb[0], pb[1], pb[2]
-                    );
-                }
                 let sa = self.root_sub(ctx, a.0, ta)?;
                 let sb = self.root_sub(ctx, b.0, tb)?;
                 self.pair_subs(ctx, sa, sb)
@@ -676,27 +662,39 @@ impl LimitInterferenceQuery {
             let margin = 1e-12 * (1.0 + al.abs().max(ah.abs()).max(bl.abs()).max(bh.abs()));
             ah + margin < bl || bh + margin < al
         };
-        if apart((a.own.1, a.own.2), extent(&b.hull, a.own.0))
-            || apart(extent(&a.hull, b.own.0), (b.own.1, b.own.2))
+        // The control triangle is part of the hull: when the triangles' extents along a
+        // direction already overlap, so do the hulls', and the full extent is not needed.
+        let overlap = |(al, ah): (f64, f64), (bl, bh): (f64, f64)| ah >= bl && bh >= al;
+        if !overlap((a.own.1, a.own.2), extent(&b.points[..3], a.own.0))
+            && apart((a.own.1, a.own.2), extent(&b.hull, a.own.0))
+        {
+            return true;
+        }
+        if !overlap(extent(&a.points[..3], b.own.0), (b.own.1, b.own.2))
+            && apart(extent(&a.hull, b.own.0), (b.own.1, b.own.2))
         {
             return true;
         }
         let centroid = |p: &[P3]| [0, 1, 2].map(|d| (p[0][d] + p[1][d] + p[2][d]) / 3.0);
         let (ca, cb) = (centroid(&a.points), centroid(&b.points));
         let chord = [cb[0] - ca[0], cb[1] - ca[1], cb[2] - ca[2]];
-        apart(extent(&a.hull, chord), extent(&b.hull, chord))
+        !overlap(extent(&a.points[..3], chord), extent(&b.points[..3], chord))
+            && apart(extent(&a.hull, chord), extent(&b.hull, chord))
     }
 
-    fn shared_keys(&self, x: u32, y: u32) -> Vec<(usize, usize)> {
+    /// The corners the two sub-patches share, as `(corner of x, corner of y)` pairs (at most
+    /// three), without allocating.
+    fn shared_keys(&self, x: u32, y: u32) -> Shared {
         let (a, b) = (&self.arena[x as usize], &self.arena[y as usize]);
-        let mut out = Vec::new();
+        let mut out = Shared::default();
         if a.surface != b.surface {
             return out;
         }
         for i in 0..3 {
             for j in 0..3 {
-                if a.keys[i] == b.keys[j] {
-                    out.push((i, j));
+                if a.keys[i] == b.keys[j] && out.len < 3 {
+                    out.pairs[out.len] = (i, j);
+                    out.len += 1;
                 }
             }
         }
@@ -743,13 +741,14 @@ impl LimitInterferenceQuery {
     ) -> Result<()> {
         self.out.stats.pair_tests += 1;
         let shared = self.shared_keys(x, y);
+        let shared = shared.as_slice();
         let topology = match shared.len() {
             0 => RegionTopology::Disjoint,
             1 => RegionTopology::SharedCorner,
             _ => RegionTopology::Adjacent,
         };
         if topology == RegionTopology::Adjacent {
-            let Some((i, j)) = edge_of(&shared) else {
+            let Some((i, j)) = edge_of(shared) else {
                 return Err(DeformError::NotAvailable {
                     what: "limit sub-patch adjacency",
                     reason: "two sub-patches share two corners but no oriented edge",
@@ -781,7 +780,7 @@ impl LimitInterferenceQuery {
             None
         };
         let Some((kx, ky)) = both else {
-            return self.report(ctx, x, y, topology, &shared);
+            return self.report(ctx, x, y, topology, shared);
         };
         for &cx in &kx {
             for &cy in &ky {
@@ -836,6 +835,19 @@ fn corners_separate(a: &Sub, i: usize, b: &Sub, j: usize) -> Result<bool> {
             .map(|g| g.map(|x| -x)),
     );
     Ok(cone_of(&gens).is_some())
+}
+
+/// The shared corners of two sub-patches (`(corner of a, corner of b)`, at most three).
+#[derive(Clone, Copy, Debug, Default)]
+struct Shared {
+    pairs: [(usize, usize); 3],
+    len: usize,
+}
+
+impl Shared {
+    fn as_slice(&self) -> &[(usize, usize)] {
+        &self.pairs[..self.len]
+    }
 }
 
 /// The shared edge as `(i, j)`: `a`'s corners `i`, `i + 1` are `b`'s `j + 1`, `j`.
