@@ -196,6 +196,8 @@ enum CornerKey {
 #[derive(Clone, Debug)]
 struct Sub {
     surface: u8,
+    /// Position of the canonical corner 0 in the control triangle.
+    first_corner: u8,
     patch: u32,
     depth: u32,
     /// Corners in the root patch's canonical `(u, v)`, scaled by `2^depth`.
@@ -290,6 +292,17 @@ impl LimitInterferenceQuery {
     /// O(1).
     pub fn result(&self) -> &LimitInterference {
         &self.out
+    }
+
+    /// Every sub-patch the last query reached below the hierarchy's nodes: the limit patches it
+    /// entered (depth 0) and the sub-patches their refinement created, in creation order. Where
+    /// the deepest of them over a point has depth `d`, refinement stopped there at depth `d`
+    /// (seed Fig. 10); limit patches never entered were ruled out at the node level.
+    ///
+    /// # Performance
+    /// O(1) per item.
+    pub fn subpatches(&self) -> impl Iterator<Item = SubPatch> + '_ {
+        self.arena.iter().map(sub_patch)
     }
 
     fn reset(&mut self, hs: &[&mut LimitHierarchy]) {
@@ -475,6 +488,7 @@ impl LimitInterferenceQuery {
         let (hull, own) = hull_of(&points, &kids);
         self.arena.push(Sub {
             surface: s as u8,
+            first_corner: h.first_corner(t) as u8,
             patch: t,
             depth: 0,
             corners,
@@ -534,6 +548,7 @@ impl LimitInterferenceQuery {
             ids[k] = self.arena.len() as u32;
             self.arena.push(Sub {
                 surface,
+                first_corner: self.arena[x as usize].first_corner,
                 patch,
                 depth: depth + 1,
                 corners,
@@ -555,32 +570,11 @@ impl LimitInterferenceQuery {
         Ok(Some(ids))
     }
 
-    fn public(&self, ctx: &Ctx<'_, '_, impl ToleranceOracle + ?Sized>, x: u32) -> SubPatch {
-        let s = &self.arena[x as usize];
-        let h = &*ctx.hs[s.surface as usize];
-        let scale = (1u64 << s.depth) as f64;
-        let c = h.first_corner(s.patch);
-        let domain = s.corners.map(|[i, j]| {
-            let (u, v) = (i as f64 / scale, j as f64 / scale);
-            let mut b = [0.0; 3];
-            b[c] = 1.0 - u - v;
-            b[(c + 1) % 3] = u;
-            b[(c + 2) % 3] = v;
-            b
-        });
-        SubPatch {
-            surface: s.surface as usize,
-            patch: s.patch as usize,
-            depth: s.depth,
-            domain,
-        }
-    }
-
     fn ask<O: ToleranceOracle + ?Sized>(&self, ctx: &mut Ctx<'_, '_, O>, x: u32, y: u32) -> bool {
         let view = |i: u32| {
             let s = &self.arena[i as usize];
             SubPatchView {
-                sub: self.public(ctx, i),
+                sub: sub_patch(s),
                 aabb: (s.lo, s.hi),
                 control_points: &s.points,
             }
@@ -635,7 +629,7 @@ impl LimitInterferenceQuery {
             None
         };
         let Some(kids) = kids else {
-            let p = self.public(ctx, x);
+            let p = sub_patch(&self.arena[x as usize]);
             self.out.unresolved_self.push(p);
             return Ok(());
         };
@@ -780,7 +774,7 @@ impl LimitInterferenceQuery {
             None
         };
         let Some((kx, ky)) = both else {
-            return self.report(ctx, x, y, topology, shared);
+            return self.report(x, y, topology, shared);
         };
         for &cx in &kx {
             for &cy in &ky {
@@ -790,9 +784,8 @@ impl LimitInterferenceQuery {
         Ok(())
     }
 
-    fn report<O: ToleranceOracle + ?Sized>(
+    fn report(
         &mut self,
-        ctx: &mut Ctx<'_, '_, O>,
         x: u32,
         y: u32,
         topology: RegionTopology,
@@ -812,8 +805,8 @@ impl LimitInterferenceQuery {
             _ => triangles_intersect(pa, pb),
         };
         let region = InterferenceRegion {
-            a: self.public(ctx, x),
-            b: self.public(ctx, y),
+            a: sub_patch(&self.arena[x as usize]),
+            b: sub_patch(&self.arena[y as usize]),
             topology,
             polygons: [pa, pb],
             polygons_intersect,
@@ -835,6 +828,27 @@ fn corners_separate(a: &Sub, i: usize, b: &Sub, j: usize) -> Result<bool> {
             .map(|g| g.map(|x| -x)),
     );
     Ok(cone_of(&gens).is_some())
+}
+
+/// The public view of a sub-patch: its domain in barycentric coordinates over its control
+/// triangle.
+fn sub_patch(s: &Sub) -> SubPatch {
+    let scale = (1u64 << s.depth) as f64;
+    let c = s.first_corner as usize;
+    let domain = s.corners.map(|[i, j]| {
+        let (u, v) = (i as f64 / scale, j as f64 / scale);
+        let mut b = [0.0; 3];
+        b[c] = 1.0 - u - v;
+        b[(c + 1) % 3] = u;
+        b[(c + 2) % 3] = v;
+        b
+    });
+    SubPatch {
+        surface: s.surface as usize,
+        patch: s.patch as usize,
+        depth: s.depth,
+        domain,
+    }
 }
 
 /// The shared corners of two sub-patches (`(corner of a, corner of b)`, at most three).
