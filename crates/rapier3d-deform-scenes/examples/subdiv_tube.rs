@@ -7,7 +7,10 @@
 //! Writes `out/subdiv_tube/bend_<k>_<angle>deg.png` for bends of 0°, 120°, 165° and 180°: each level-3 triangle is coloured by where the
 //! limit-surface query stopped over it: red where a reported pair's flat polygons interfere,
 //! orange where a pair was not ruled out at the tolerance (its bounds still meet), otherwise one of
-//! two blues by control patch (ruled out at a coarser level or never reached).
+//! two blues by control patch (ruled out at a coarser level or never reached). Beside each,
+//! `depth_<k>_<angle>deg.png` colours every level-3 triangle by the depth where refinement stopped
+//! over it (seed Fig. 10): grey where the limit patch was ruled out at the hierarchy's nodes, then
+//! one colour per depth of the deepest sub-patch the query reached there (`subpatches`).
 
 use rapier3d_deform::deformation::LoopSubdivision;
 use rapier3d_deform::limit_surface::{
@@ -28,6 +31,14 @@ const RADIUS: f32 = 0.5;
 const INTERFERING: Rgb = Rgb::new(0.85, 0.1, 0.1);
 const NOT_RULED_OUT: Rgb = Rgb::new(0.98, 0.6, 0.15);
 const BLUES: [Rgb; 2] = [Rgb::new(0.55, 0.68, 0.86), Rgb::new(0.42, 0.55, 0.76)];
+/// Fig. 10 colours: ruled out at the nodes, then depth 0, 1, 2, 3 (the oracle's deepest).
+const NODE_LEVEL: Rgb = Rgb::new(0.8, 0.8, 0.8);
+const DEPTHS: [Rgb; 4] = [
+    Rgb::new(0.45, 0.7, 0.95),
+    Rgb::new(0.35, 0.75, 0.45),
+    Rgb::new(0.95, 0.75, 0.2),
+    Rgb::new(0.85, 0.2, 0.15),
+];
 
 /// Barycentric corners of level-`k` triangle `f` over its control triangle (`LoopSubdivision`'s
 /// child order).
@@ -87,6 +98,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             BLUES[0],
             "ruled out (patches in two blues)",
         ));
+    let mut depth_legend = Legend::new("refinement stopped at (seed Fig. 10)")
+        .with(LegendEntry::swatch(NODE_LEVEL, "hierarchy node"));
+    for (d, c) in DEPTHS.iter().enumerate() {
+        depth_legend = depth_legend.with(LegendEntry::swatch(
+            *c,
+            if d == 0 {
+                "limit patch (depth 0)".to_string()
+            } else {
+                format!("sub-patch depth {d}")
+            },
+        ));
+    }
     let all: Vec<Vec3> = poses.iter().flatten().copied().collect();
     let camera = Camera::fit_points(
         &all,
@@ -97,7 +120,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         [
             Canvas::header_height(SIDE.0, true) / SIDE.1 as f32,
             0.0,
-            (Canvas::legend_size(SIDE.0, &legend).1 + 12.0) / SIDE.1 as f32,
+            (Canvas::legend_size(SIDE.0, &legend)
+                .1
+                .max(Canvas::legend_size(SIDE.0, &depth_legend).1)
+                + 12.0)
+                / SIDE.1 as f32,
             0.0,
         ],
     )?;
@@ -105,7 +132,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut written = WrittenFiles::new();
     for (k, (posed, angle)) in poses.iter().zip(angles_deg).enumerate() {
         hierarchy.set_control_points(posed)?;
-        let res = query.detect_self(&mut hierarchy, &mut oracle)?;
+        query.detect_self(&mut hierarchy, &mut oracle)?;
+        let res = query.result();
         let posed_cage = TriangleMesh::new(posed.clone(), cage.triangles().to_vec())?;
         let fine = LoopSubdivision::new(posed_cage, LEVEL)?;
         let colours: Vec<Rgb> = (0..fine.mesh().triangle_count())
@@ -123,6 +151,48 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
             })
             .collect();
+        // The depth where refinement stopped over each level-3 triangle: the deepest sub-patch
+        // holding its centroid.
+        let mut deepest: Vec<Vec<&SubPatch>> = vec![Vec::new(); cage.triangle_count()];
+        let subs: Vec<SubPatch> = query.subpatches().collect();
+        for s in &subs {
+            deepest[s.patch].push(s);
+        }
+        let depth_colours: Vec<Rgb> = (0..fine.mesh().triangle_count())
+            .map(|f| {
+                let (t, c) = fine_domain(f, LEVEL);
+                deepest[t]
+                    .iter()
+                    .filter(|s| inside(s, c))
+                    .map(|s| s.depth as usize)
+                    .max()
+                    .map_or(NODE_LEVEL, |d| DEPTHS[d.min(DEPTHS.len() - 1)])
+            })
+            .collect();
+        let mut canvas = Canvas::new(SIDE.0, SIDE.1, Rgb::WHITE)?;
+        canvas.draw_mesh(
+            &camera,
+            fine.mesh().positions(),
+            fine.mesh().triangles(),
+            MeshColours::PerTriangle(&depth_colours),
+            Shading::Flat,
+        )?;
+        canvas.draw_header(
+            "subdiv_tube: where refinement stopped",
+            &format!(
+                "{} control points, tolerance {tolerance}: {} patches entered, {} sub-patches",
+                cage.vertex_count(),
+                subs.iter().filter(|s| s.depth == 0).count(),
+                subs.iter().filter(|s| s.depth > 0).count()
+            ),
+            &format!("bend {angle:.0}°"),
+        );
+        canvas.draw_legend(&depth_legend, Corner::BottomRight);
+        written.save_png(
+            &canvas,
+            format!("{OUT}/depth_{k}_{angle:.0}deg.png"),
+            format!("bend {angle:.0}°: depth where refinement stopped (seed Fig. 10)"),
+        )?;
         let mut canvas = Canvas::new(SIDE.0, SIDE.1, Rgb::WHITE)?;
         canvas.draw_mesh(
             &camera,

@@ -1,4 +1,4 @@
-//! Contract: `LimitInterferenceQuery` (seed Fig. 6) on the limit surface of a closed control mesh covers every crossing of the level-k Loop mesh (brute force over all triangle pairs) with a reported pair of sub-patches whose domains hold the crossing triangles, reports no interfering polygons on a jittered sphere, gives the same answer after lazy per-frame refits as a hierarchy posed once, finds overlapping surfaces pairwise, and refuses bad control meshes with typed errors.
+//! Contract: `LimitInterferenceQuery` (seed Fig. 6) on the limit surface of a closed control mesh covers every crossing of the level-k Loop mesh (brute force over all triangle pairs) with a reported pair of sub-patches whose domains hold the crossing triangles, reports no interfering polygons on a jittered sphere, gives the same answer after lazy per-frame refits (all or some control points moved) as a hierarchy posed once, lists the sub-patches it reached, finds overlapping surfaces pairwise, and refuses bad control meshes with typed errors.
 
 use rapier3d_deform::DeformError;
 use rapier3d_deform::deformation::LoopSubdivision;
@@ -157,6 +157,123 @@ fn lazy_refits_over_frames_match_a_hierarchy_posed_once() {
     }
     assert_eq!(counts[0], 0);
     assert!(counts[frames.len() - 1] > 0, "{counts:?}");
+}
+
+/// Frames that move only some control points (a random subset, a few at a time) keep the bounds
+/// of the untouched patches: every frame's result equals a hierarchy posed once, fewer patch
+/// bounds are recomputed than there are patches, and a query without the contour condition in
+/// between does not leak its weaker star outcomes into a later query with it.
+#[test]
+fn frames_moving_some_control_points_match_a_hierarchy_posed_once() {
+    let (cage, bent) = posed_tube(std::f32::consts::PI);
+    let mut live = LimitHierarchy::new(&cage).unwrap();
+    let mut q = LimitInterferenceQuery::new();
+    let mut loose = LimitInterferenceQuery::new().without_contour();
+    let mut oracle = SizeTolerance {
+        tolerance: 0.05,
+        max_depth: 2,
+    };
+    let mut seed = 0x853c_49e6_748f_ea9bu64;
+    let mut next = || {
+        seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut posed = bent.clone();
+    live.set_control_points(&posed).unwrap();
+    q.detect_self(&mut live, &mut oracle).unwrap();
+    for frame in 0..6 {
+        // Move about 5 % of the control points by up to 2 cm.
+        for p in posed.iter_mut() {
+            if next() < 0.05 {
+                *p += Vec3::new(
+                    next() as f32 - 0.5,
+                    next() as f32 - 0.5,
+                    next() as f32 - 0.5,
+                ) * 0.04;
+            }
+        }
+        live.set_control_points(&posed).unwrap();
+        if frame % 2 == 1 {
+            loose.detect_self(&mut live, &mut oracle).unwrap();
+        }
+        let got = q.detect_self(&mut live, &mut oracle).unwrap().clone();
+        let mut fresh = LimitHierarchy::new(&cage).unwrap();
+        fresh.set_control_points(&posed).unwrap();
+        let mut q2 = LimitInterferenceQuery::new();
+        let want = q2.detect_self(&mut fresh, &mut oracle).unwrap();
+        assert_eq!(got.regions, want.regions, "frame {frame}");
+        assert_eq!(got.unresolved_self, want.unresolved_self, "frame {frame}");
+        assert!(got.interfering().count() > 0, "frame {frame}");
+        assert!(
+            got.stats.patch_bounds_computed < want.stats.patch_bounds_computed,
+            "frame {frame}: {} recomputed, {} from scratch",
+            got.stats.patch_bounds_computed,
+            want.stats.patch_bounds_computed
+        );
+        for t in 0..cage.triangle_count() {
+            assert_eq!(
+                live.patch_aabb(t).unwrap(),
+                fresh.patch_aabb(t).unwrap(),
+                "frame {frame} patch {t}"
+            );
+        }
+    }
+}
+
+/// `subpatches` lists what the query reached (seed Fig. 10): as many items as patches entered
+/// and sub-patches created, every reported region's two sub-patches among them, depths within
+/// the oracle's, and every deeper sub-patch's domain inside one a level up on the same patch.
+#[test]
+fn subpatches_list_where_refinement_stopped() {
+    let (cage, posed) = posed_tube(std::f32::consts::PI);
+    let mut h = LimitHierarchy::new(&cage).unwrap();
+    h.set_control_points(&posed).unwrap();
+    let mut q = LimitInterferenceQuery::new();
+    let mut oracle = SizeTolerance {
+        tolerance: 0.05,
+        max_depth: 2,
+    };
+    q.detect_self(&mut h, &mut oracle).unwrap();
+    let res = q.result();
+    let subs: Vec<SubPatch> = q.subpatches().collect();
+    assert_eq!(
+        subs.len() as u64,
+        res.stats.patches_entered + res.stats.subpatches_created
+    );
+    assert!(
+        subs.iter().any(|s| s.depth == 2),
+        "the fold refines to depth 2"
+    );
+    for r in &res.regions {
+        for x in [r.a, r.b] {
+            assert!(subs.contains(&x), "{x:?}");
+        }
+    }
+    let contains = |outer: &SubPatch, p: [f64; 3]| {
+        let o = outer.domain;
+        // Barycentric coordinates of p in the outer domain (2D over components 1 and 2).
+        let det =
+            (o[1][1] - o[0][1]) * (o[2][2] - o[0][2]) - (o[2][1] - o[0][1]) * (o[1][2] - o[0][2]);
+        let b =
+            ((p[1] - o[0][1]) * (o[2][2] - o[0][2]) - (o[2][1] - o[0][1]) * (p[2] - o[0][2])) / det;
+        let g =
+            ((o[1][1] - o[0][1]) * (p[2] - o[0][2]) - (p[1] - o[0][1]) * (o[1][2] - o[0][2])) / det;
+        b >= -1e-12 && g >= -1e-12 && b + g <= 1.0 + 1e-12
+    };
+    for s in subs.iter().filter(|s| s.depth > 0) {
+        assert!(s.depth <= 2);
+        let centroid = [0, 1, 2].map(|i| (s.domain[0][i] + s.domain[1][i] + s.domain[2][i]) / 3.0);
+        let parent = subs
+            .iter()
+            .find(|p| p.patch == s.patch && p.depth + 1 == s.depth && contains(p, centroid))
+            .unwrap_or_else(|| panic!("no parent of {s:?}"));
+        for c in s.domain {
+            assert!(contains(parent, c), "{s:?} outside {parent:?}");
+        }
+    }
 }
 
 #[test]

@@ -74,49 +74,70 @@ const ANGLE_EPS: f64 = 1e-9;
 /// The axis starts at the normalised sum of the unit generators and is then moved towards the
 /// farthest generator with shrinking steps (Bădoiu–Clarkson on the sphere); any axis gives a
 /// valid cone (the half-angle is the largest angle to a generator), the steps only narrow it.
-/// The cone holds the conical hull of the generators because a cone narrower than a half-space
-/// is convex.
+/// The steps compare axes by the cosine to their farthest generator; the half-angle of the best
+/// axis is then measured robustly ([`angle`]) and widened by [`ANGLE_EPS`]. The cone holds the
+/// conical hull of the generators because a cone narrower than a half-space is convex.
 ///
 /// # Performance
-/// O(32 · generators) dot products.
+/// O(32 · generators) dot products, one allocation.
 pub(crate) fn cone_of(generators: &[[f64; 3]]) -> Option<NormalCone> {
+    cone_search(generators, None)
+}
+
+/// [`cone_of`] started at the unit `axis` (a cone of similar generators found before) with the
+/// shorter steps of its later iterations (`1/9` down to `1/24`, 16 steps): the same kind of valid
+/// cone, about half the dot products.
+///
+/// # Performance
+/// O(16 · generators) dot products, one allocation.
+pub(crate) fn cone_of_near(generators: &[[f64; 3]], axis: [f64; 3]) -> Option<NormalCone> {
+    cone_search(generators, Some(axis))
+}
+
+fn cone_search(generators: &[[f64; 3]], start: Option<[f64; 3]>) -> Option<NormalCone> {
     let mut units = Vec::with_capacity(generators.len());
+    let mut sum = [0.0; 3];
     for &g in generators {
         let l = norm(g);
         if !(l > 0.0 && l.is_finite()) {
             return None;
         }
-        units.push(g.map(|x| x / l));
-    }
-    let mut sum = [0.0; 3];
-    for u in &units {
+        let u = g.map(|x| x / l);
         for d in 0..3 {
             sum[d] += u[d];
         }
+        units.push(u);
     }
     let l = norm(sum);
     if l.is_nan() || l <= 1e-300 {
         return None;
     }
-    let mut axis = sum.map(|x| x / l);
+    let (mut axis, steps) = match start {
+        Some(a) if a.iter().all(|x| x.is_finite()) && norm(a) > 0.5 => (a, 8..=23),
+        _ => (sum.map(|x| x / l), 1..=32),
+    };
+    let last = *steps.end();
     // The farthest generator from an axis is the one of smallest dot product (unit vectors).
     let worst = |axis: [f64; 3]| {
-        units
-            .iter()
-            .map(|&u| (dot(axis, u), u))
-            .fold((f64::INFINITY, axis), |a, b| if b.0 < a.0 { b } else { a })
-    };
-    let mut best: Option<NormalCone> = None;
-    for step in 1..=32 {
-        let (cos, far) = worst(axis);
-        if cos > 0.0 {
-            let theta = angle(axis, far) + ANGLE_EPS;
-            if theta < core::f64::consts::FRAC_PI_2 && best.is_none_or(|b| theta < b.half_angle) {
-                best = Some(NormalCone {
-                    axis,
-                    half_angle: theta,
-                });
+        let (mut min, mut at) = (f64::INFINITY, 0);
+        for (i, u) in units.iter().enumerate() {
+            let c = axis[0] * u[0] + axis[1] * u[1] + axis[2] * u[2];
+            if c < min {
+                min = c;
+                at = i;
             }
+        }
+        (min, units.get(at).copied().unwrap_or(axis))
+    };
+    // (cosine to the farthest generator, axis, farthest generator) of the best axis so far.
+    let mut best: Option<(f64, [f64; 3], [f64; 3])> = None;
+    for step in steps {
+        let (cos, far) = worst(axis);
+        if cos > 0.0 && best.is_none_or(|b| cos > b.0) {
+            best = Some((cos, axis, far));
+        }
+        if step == last {
+            break;
         }
         let f = 1.0 / (step as f64 + 1.0);
         let moved = [0, 1, 2].map(|d| axis[d] + f * (far[d] - axis[d]));
@@ -126,7 +147,26 @@ pub(crate) fn cone_of(generators: &[[f64; 3]]) -> Option<NormalCone> {
         }
         axis = moved.map(|x| x / l);
     }
-    best
+    let (_, axis, far) = best?;
+    let theta = angle(axis, far) + ANGLE_EPS;
+    (theta < core::f64::consts::FRAC_PI_2).then_some(NormalCone {
+        axis,
+        half_angle: theta,
+    })
+}
+
+/// Whether every generator lies in `cone` (a sufficient test: the cosine to the axis exceeds the
+/// cone's with a margin of `1e-12` that covers the rounding of the dot products); a zero or
+/// non-finite generator is never inside.
+///
+/// # Performance
+/// O(generators) dot products.
+pub(crate) fn cone_holds(cone: &NormalCone, generators: &[[f64; 3]]) -> bool {
+    let c = cone.half_angle.cos();
+    generators.iter().all(|&g| {
+        let l = norm(g);
+        l > 0.0 && l.is_finite() && dot(cone.axis, g) >= (c + 1e-12) * l
+    })
 }
 
 /// A cone holding both cones, or `None` when no cone narrower than a half-space does (seed §2.4:

@@ -7,10 +7,11 @@
 //! * **Pairs**: two regions that share an edge of the limit surface are *adjacent* and ruled out
 //!   by the self test of their union (seed §2.4); others (also regions touching at one point only)
 //!   by disjoint boxes from the control points (convex hull property). Two limit patches are also
-//!   ruled out when a star around one of them (the patches within one or two vertex rings) holds
-//!   the other and passes the self test, two sub-patches sharing one corner when a plane
-//!   through the corner separates their derivative cones, and two disjoint sub-patches also when
-//!   their control hulls are separated along the normal of either control triangle. Between hierarchy nodes the
+//!   ruled out when the fan of patches around a control vertex they share, or a star around one
+//!   of them (the patches within one or two vertex rings) holding the other, passes the self
+//!   test; two sub-patches sharing one corner when a plane through the corner separates their
+//!   derivative cones; and two disjoint sub-patches also when their control hulls are separated
+//!   along the normal of either control triangle or the line through their centroids. Between hierarchy nodes the
 //!   larger node is split; two leaves continue as their limit patches; two sub-patches (always of
 //!   equal depth) are split together, 4 × 4 child pairs, when the oracle asks.
 //! * **Tolerance** ([`ToleranceOracle`]): a pair of sub-patches not ruled out is refined by one
@@ -195,6 +196,8 @@ enum CornerKey {
 #[derive(Clone, Debug)]
 struct Sub {
     surface: u8,
+    /// Position of the canonical corner 0 in the control triangle.
+    first_corner: u8,
     patch: u32,
     depth: u32,
     /// Corners in the root patch's canonical `(u, v)`, scaled by `2^depth`.
@@ -210,6 +213,11 @@ struct Sub {
     segments: Option<Box<[Segment; 3]>>,
     /// The children's control points (computed with the box, consumed by the refinement).
     kids: Option<Box<Children>>,
+    /// The points whose convex hull holds the sub-patch and every finer control mesh over it
+    /// (the same set as its box): its control triangle and its children's control points.
+    hull: Vec<P3>,
+    /// The normal of its control triangle and the hull's extent along it.
+    own: (P3, f64, f64),
     children: Option<[u32; 4]>,
 }
 
@@ -284,6 +292,17 @@ impl LimitInterferenceQuery {
     /// O(1).
     pub fn result(&self) -> &LimitInterference {
         &self.out
+    }
+
+    /// Every sub-patch the last query reached below the hierarchy's nodes: the limit patches it
+    /// entered (depth 0) and the sub-patches their refinement created, in creation order. Where
+    /// the deepest of them over a point has depth `d`, refinement stopped there at depth `d`
+    /// (seed Fig. 10); limit patches never entered were ruled out at the node level.
+    ///
+    /// # Performance
+    /// O(1) per item.
+    pub fn subpatches(&self) -> impl Iterator<Item = SubPatch> + '_ {
+        self.arena.iter().map(sub_patch)
     }
 
     fn reset(&mut self, hs: &[&mut LimitHierarchy]) {
@@ -410,7 +429,8 @@ impl LimitInterferenceQuery {
                 if same {
                     let h = &mut *ctx.hs[a.0];
                     let bounded = &mut self.out.stats.patch_bounds_computed;
-                    if h.star_rules_out(ta, tb, self.contour, bounded)?
+                    if h.fan_rules_out(ta, tb, self.contour, bounded)?
+                        || h.star_rules_out(ta, tb, self.contour, bounded)?
                         || h.star_rules_out(tb, ta, self.contour, bounded)?
                     {
                         return Ok(());
@@ -465,8 +485,10 @@ impl LimitInterferenceQuery {
         let keys = corners.map(|c| corner_key(h, t, 0, c));
         let idx = self.arena.len() as u32;
         let kids = refine::children(valence, &points)?;
+        let (hull, own) = hull_of(&points, &kids);
         self.arena.push(Sub {
             surface: s as u8,
+            first_corner: h.first_corner(t) as u8,
             patch: t,
             depth: 0,
             corners,
@@ -478,6 +500,8 @@ impl LimitInterferenceQuery {
             cone: Some(cone),
             segments: None,
             kids: Some(Box::new(kids)),
+            hull,
+            own,
             children: None,
         });
         self.roots[s][t as usize] = (self.stamp, idx);
@@ -518,11 +542,13 @@ impl LimitInterferenceQuery {
         for (k, ((n, pts), corners)) in kids.into_iter().zip(child_corners).enumerate() {
             let grandchildren = refine::children(n, &pts)?;
             let (lo, hi) = refine::aabb_of(&pts, &grandchildren);
+            let (hull, own) = hull_of(&pts, &grandchildren);
             let h = &*ctx.hs[surface as usize];
             let keys = corners.map(|c| corner_key(h, patch, depth + 1, c));
             ids[k] = self.arena.len() as u32;
             self.arena.push(Sub {
                 surface,
+                first_corner: self.arena[x as usize].first_corner,
                 patch,
                 depth: depth + 1,
                 corners,
@@ -534,6 +560,8 @@ impl LimitInterferenceQuery {
                 cone: None,
                 segments: None,
                 kids: Some(Box::new(grandchildren)),
+                hull,
+                own,
                 children: None,
             });
         }
@@ -542,32 +570,11 @@ impl LimitInterferenceQuery {
         Ok(Some(ids))
     }
 
-    fn public(&self, ctx: &Ctx<'_, '_, impl ToleranceOracle + ?Sized>, x: u32) -> SubPatch {
-        let s = &self.arena[x as usize];
-        let h = &*ctx.hs[s.surface as usize];
-        let scale = (1u64 << s.depth) as f64;
-        let c = h.first_corner(s.patch);
-        let domain = s.corners.map(|[i, j]| {
-            let (u, v) = (i as f64 / scale, j as f64 / scale);
-            let mut b = [0.0; 3];
-            b[c] = 1.0 - u - v;
-            b[(c + 1) % 3] = u;
-            b[(c + 2) % 3] = v;
-            b
-        });
-        SubPatch {
-            surface: s.surface as usize,
-            patch: s.patch as usize,
-            depth: s.depth,
-            domain,
-        }
-    }
-
     fn ask<O: ToleranceOracle + ?Sized>(&self, ctx: &mut Ctx<'_, '_, O>, x: u32, y: u32) -> bool {
         let view = |i: u32| {
             let s = &self.arena[i as usize];
             SubPatchView {
-                sub: self.public(ctx, i),
+                sub: sub_patch(s),
                 aabb: (s.lo, s.hi),
                 control_points: &s.points,
             }
@@ -605,7 +612,7 @@ impl LimitInterferenceQuery {
             return Ok(true);
         }
         let segs = self.segments(x)?;
-        Ok(projected_loop_is_simple(segs, cone.axis()))
+        Ok(projected_loop_is_simple(&segs.each_ref(), cone.axis()))
     }
 
     fn self_sub<O: ToleranceOracle + ?Sized>(
@@ -622,7 +629,7 @@ impl LimitInterferenceQuery {
             None
         };
         let Some(kids) = kids else {
-            let p = self.public(ctx, x);
+            let p = sub_patch(&self.arena[x as usize]);
             self.out.unresolved_self.push(p);
             return Ok(());
         };
@@ -637,68 +644,51 @@ impl LimitInterferenceQuery {
         Ok(())
     }
 
-    /// The extent along `n` of the points whose convex hull holds the sub-patch and every finer
-    /// control mesh over it (the same set as its box): its control triangle and its children's
-    /// control points.
-    fn hull_extent(&self, x: u32, n: P3) -> (f64, f64) {
-        let s = &self.arena[x as usize];
-        let mut lo = f64::INFINITY;
-        let mut hi = f64::NEG_INFINITY;
-        let mut add = |pts: &[P3]| {
-            for p in pts {
-                let d = p[0] * n[0] + p[1] * n[1] + p[2] * n[2];
-                lo = lo.min(d);
-                hi = hi.max(d);
-            }
-        };
-        add(&s.points[..3]);
-        if let Some(k) = &s.kids {
-            for (_, p) in k.iter() {
-                add(p);
-            }
-        } else if let Some(ids) = s.children {
-            for c in ids {
-                add(&self.arena[c as usize].points);
-            }
-        } else {
-            add(&s.points);
-        }
-        (lo, hi)
-    }
-
-    /// Whether the two sub-patches' hulls ([`Self::hull_extent`]) are disjoint along the normal
-    /// of either control triangle: a separating direction beyond the box axes, which on a curved
-    /// sheet separates patches whose boxes overlap across the bend.
+    /// Whether the two sub-patches' hulls (`Sub::hull`) are disjoint along the normal
+    /// of either control triangle, or along the line through the two control triangles'
+    /// centroids: separating directions beyond the box axes, which on a curved sheet separate
+    /// patches whose boxes overlap across the bend (any direction along which the hulls' extents
+    /// are disjoint separates them). Each sub-patch's extent along its own normal is kept from
+    /// its creation.
     fn separated_by_normals(&self, x: u32, y: u32) -> bool {
-        let normal = |i: u32| {
-            let p = &self.arena[i as usize].points;
-            let (a, b, c) = (p[0], p[1], p[2]);
-            let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
-            let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
-            [
-                u[1] * v[2] - u[2] * v[1],
-                u[2] * v[0] - u[0] * v[2],
-                u[0] * v[1] - u[1] * v[0],
-            ]
-        };
-        [normal(x), normal(y)].into_iter().any(|n| {
-            let (al, ah) = self.hull_extent(x, n);
-            let (bl, bh) = self.hull_extent(y, n);
+        let (a, b) = (&self.arena[x as usize], &self.arena[y as usize]);
+        let apart = |(al, ah): (f64, f64), (bl, bh): (f64, f64)| {
             let margin = 1e-12 * (1.0 + al.abs().max(ah.abs()).max(bl.abs()).max(bh.abs()));
             ah + margin < bl || bh + margin < al
-        })
+        };
+        // The control triangle is part of the hull: when the triangles' extents along a
+        // direction already overlap, so do the hulls', and the full extent is not needed.
+        let overlap = |(al, ah): (f64, f64), (bl, bh): (f64, f64)| ah >= bl && bh >= al;
+        if !overlap((a.own.1, a.own.2), extent(&b.points[..3], a.own.0))
+            && apart((a.own.1, a.own.2), extent(&b.hull, a.own.0))
+        {
+            return true;
+        }
+        if !overlap(extent(&a.points[..3], b.own.0), (b.own.1, b.own.2))
+            && apart(extent(&a.hull, b.own.0), (b.own.1, b.own.2))
+        {
+            return true;
+        }
+        let centroid = |p: &[P3]| [0, 1, 2].map(|d| (p[0][d] + p[1][d] + p[2][d]) / 3.0);
+        let (ca, cb) = (centroid(&a.points), centroid(&b.points));
+        let chord = [cb[0] - ca[0], cb[1] - ca[1], cb[2] - ca[2]];
+        !overlap(extent(&a.points[..3], chord), extent(&b.points[..3], chord))
+            && apart(extent(&a.hull, chord), extent(&b.hull, chord))
     }
 
-    fn shared_keys(&self, x: u32, y: u32) -> Vec<(usize, usize)> {
+    /// The corners the two sub-patches share, as `(corner of x, corner of y)` pairs (at most
+    /// three), without allocating.
+    fn shared_keys(&self, x: u32, y: u32) -> Shared {
         let (a, b) = (&self.arena[x as usize], &self.arena[y as usize]);
-        let mut out = Vec::new();
+        let mut out = Shared::default();
         if a.surface != b.surface {
             return out;
         }
         for i in 0..3 {
             for j in 0..3 {
-                if a.keys[i] == b.keys[j] {
-                    out.push((i, j));
+                if a.keys[i] == b.keys[j] && out.len < 3 {
+                    out.pairs[out.len] = (i, j);
+                    out.len += 1;
                 }
             }
         }
@@ -728,11 +718,11 @@ impl LimitInterferenceQuery {
         ) else {
             return Ok(false);
         };
-        let loop_: Vec<Segment> = vec![
-            sa[(i + 1) % 3].clone(),
-            sa[(i + 2) % 3].clone(),
-            sb[(j + 1) % 3].clone(),
-            sb[(j + 2) % 3].clone(),
+        let loop_ = [
+            &sa[(i + 1) % 3],
+            &sa[(i + 2) % 3],
+            &sb[(j + 1) % 3],
+            &sb[(j + 2) % 3],
         ];
         Ok(projected_loop_is_simple(&loop_, cone.axis()))
     }
@@ -745,13 +735,14 @@ impl LimitInterferenceQuery {
     ) -> Result<()> {
         self.out.stats.pair_tests += 1;
         let shared = self.shared_keys(x, y);
+        let shared = shared.as_slice();
         let topology = match shared.len() {
             0 => RegionTopology::Disjoint,
             1 => RegionTopology::SharedCorner,
             _ => RegionTopology::Adjacent,
         };
         if topology == RegionTopology::Adjacent {
-            let Some((i, j)) = edge_of(&shared) else {
+            let Some((i, j)) = edge_of(shared) else {
                 return Err(DeformError::NotAvailable {
                     what: "limit sub-patch adjacency",
                     reason: "two sub-patches share two corners but no oriented edge",
@@ -783,7 +774,7 @@ impl LimitInterferenceQuery {
             None
         };
         let Some((kx, ky)) = both else {
-            return self.report(ctx, x, y, topology, &shared);
+            return self.report(x, y, topology, shared);
         };
         for &cx in &kx {
             for &cy in &ky {
@@ -793,9 +784,8 @@ impl LimitInterferenceQuery {
         Ok(())
     }
 
-    fn report<O: ToleranceOracle + ?Sized>(
+    fn report(
         &mut self,
-        ctx: &mut Ctx<'_, '_, O>,
         x: u32,
         y: u32,
         topology: RegionTopology,
@@ -815,8 +805,8 @@ impl LimitInterferenceQuery {
             _ => triangles_intersect(pa, pb),
         };
         let region = InterferenceRegion {
-            a: self.public(ctx, x),
-            b: self.public(ctx, y),
+            a: sub_patch(&self.arena[x as usize]),
+            b: sub_patch(&self.arena[y as usize]),
             topology,
             polygons: [pa, pb],
             polygons_intersect,
@@ -840,6 +830,40 @@ fn corners_separate(a: &Sub, i: usize, b: &Sub, j: usize) -> Result<bool> {
     Ok(cone_of(&gens).is_some())
 }
 
+/// The public view of a sub-patch: its domain in barycentric coordinates over its control
+/// triangle.
+fn sub_patch(s: &Sub) -> SubPatch {
+    let scale = (1u64 << s.depth) as f64;
+    let c = s.first_corner as usize;
+    let domain = s.corners.map(|[i, j]| {
+        let (u, v) = (i as f64 / scale, j as f64 / scale);
+        let mut b = [0.0; 3];
+        b[c] = 1.0 - u - v;
+        b[(c + 1) % 3] = u;
+        b[(c + 2) % 3] = v;
+        b
+    });
+    SubPatch {
+        surface: s.surface as usize,
+        patch: s.patch as usize,
+        depth: s.depth,
+        domain,
+    }
+}
+
+/// The shared corners of two sub-patches (`(corner of a, corner of b)`, at most three).
+#[derive(Clone, Copy, Debug, Default)]
+struct Shared {
+    pairs: [(usize, usize); 3],
+    len: usize,
+}
+
+impl Shared {
+    fn as_slice(&self) -> &[(usize, usize)] {
+        &self.pairs[..self.len]
+    }
+}
+
 /// The shared edge as `(i, j)`: `a`'s corners `i`, `i + 1` are `b`'s `j + 1`, `j`.
 fn edge_of(shared: &[(usize, usize)]) -> Option<(usize, usize)> {
     for &(i, j1) in shared {
@@ -850,6 +874,38 @@ fn edge_of(shared: &[(usize, usize)]) -> Option<(usize, usize)> {
         }
     }
     None
+}
+
+/// The extent of `points` along `n`.
+fn extent(points: &[P3], n: P3) -> (f64, f64) {
+    let mut lo = f64::INFINITY;
+    let mut hi = f64::NEG_INFINITY;
+    for p in points {
+        let d = p[0] * n[0] + p[1] * n[1] + p[2] * n[2];
+        lo = lo.min(d);
+        hi = hi.max(d);
+    }
+    (lo, hi)
+}
+
+/// A sub-patch's hull points (its control triangle and its children's control points) and the
+/// normal of its control triangle with the hull's extent along it.
+fn hull_of(points: &[P3], kids: &Children) -> (Vec<P3>, (P3, f64, f64)) {
+    let mut hull = Vec::with_capacity(3 + kids.iter().map(|k| k.1.len()).sum::<usize>());
+    hull.extend_from_slice(&points[..3]);
+    for (_, p) in kids.iter() {
+        hull.extend_from_slice(p);
+    }
+    let (a, b, c) = (points[0], points[1], points[2]);
+    let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+    let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+    let n = [
+        u[1] * v[2] - u[2] * v[1],
+        u[2] * v[0] - u[0] * v[2],
+        u[0] * v[1] - u[1] * v[0],
+    ];
+    let (lo, hi) = extent(&hull, n);
+    (hull, (n, lo, hi))
 }
 
 fn disjoint(la: P3, ha: P3, lb: P3, hb: P3) -> bool {

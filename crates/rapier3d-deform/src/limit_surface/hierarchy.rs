@@ -22,6 +22,16 @@ struct Node {
     disc: Option<Vec<BoundaryEdge>>,
 }
 
+/// A star of patches around a patch (sorted) and its boundary loop when it is a disc.
+#[derive(Clone, Debug)]
+struct Star {
+    patches: Vec<u32>,
+    boundary: Option<Vec<BoundaryEdge>>,
+}
+
+/// Per patch: the epoch and its three boundary segments.
+type SegmentCache = (u64, Option<Box<[Segment; 3]>>);
+
 #[derive(Clone, Copy, Debug)]
 struct Cached {
     box_epoch: u64,
@@ -53,8 +63,10 @@ impl Cached {
 /// applies only to discs.
 ///
 /// The control points move with [`LimitHierarchy::set_control_points`] (point governors): that
-/// only bumps an epoch; boxes and cones of nodes and patches are refit when a query reads them
-/// (stamped with the epoch), so a frame pays for the nodes its query reaches.
+/// bumps an epoch and stamps the patches whose control points changed (and the nodes above
+/// them); boxes, cones, boundary segments and star tests are refit when a query reads them and
+/// their stamp is older than the patch's or node's last change, so a frame pays for the nodes its
+/// query reaches, and a region whose control points did not move keeps its bounds.
 ///
 /// # Performance
 /// Building: O(T log² T) (median splits, disc checks per node, O(T) each level). Memory O(T log T)
@@ -73,16 +85,31 @@ pub struct LimitHierarchy {
     position: Vec<u32>,
     points: Vec<P3>,
     epoch: u64,
+    /// Per patch: the epoch in which its control points last changed.
+    patch_changed: Vec<u64>,
+    /// Per node: the latest change of its patches.
+    node_changed: Vec<u64>,
+    /// Per control point: whether the last [`LimitHierarchy::set_control_points`] moved it.
+    moved: Vec<bool>,
     patch_cache: Vec<Cached>,
     node_cache: Vec<Cached>,
     /// Per control vertex, the patches around it.
     fans: Vec<Vec<u32>>,
-    /// Per patch, per ring count (1, 2): the epoch and outcome of its star's self test.
-    star_cache: Vec<[(u64, bool); 2]>,
-    /// Per patch, per ring count (1, 2): its star (sorted), gathered on first use.
-    stars: Vec<[Option<Vec<u32>>; 2]>,
+    /// Per patch, per ring count (1, 2): the epoch, the contour flag and the outcome of its
+    /// star's self test.
+    star_cache: Vec<[(u64, bool, bool); 2]>,
+    /// Per patch, per ring count (1, 2): its star (sorted) and the star's boundary loop when it
+    /// is a disc, gathered on first use (topology only).
+    stars: Vec<[Option<Star>; 2]>,
+    /// Per control vertex: the patches around it (sorted) and their boundary loop, gathered on
+    /// first use (topology only).
+    vertex_fans: Vec<Option<Star>>,
+    /// Per control vertex: the epoch, the contour flag and the outcome of its fan's self test.
+    fan_cache: Vec<(u64, bool, bool)>,
+    /// The boundary loops of the unions of two adjacent nodes met so far (topology only).
+    union_loops: HashMap<(u32, u32), Option<Vec<BoundaryEdge>>>,
     /// Per patch: the epoch and its boundary segments.
-    segment_cache: Vec<(u64, Option<Box<[Segment; 3]>>)>,
+    segment_cache: Vec<SegmentCache>,
 }
 
 impl LimitHierarchy {
@@ -156,11 +183,17 @@ impl LimitHierarchy {
             position,
             points,
             epoch: 1,
+            patch_changed: vec![1; t_count],
+            node_changed: Vec::new(),
+            moved: vec![false; control.vertex_count()],
             patch_cache: vec![Cached::EMPTY; t_count],
             fans: Vec::new(),
-            star_cache: vec![[(0, false); 2]; t_count],
+            star_cache: vec![[(0, false, false); 2]; t_count],
             segment_cache: vec![(0, None); t_count],
             stars: vec![[None, None]; t_count],
+            union_loops: HashMap::new(),
+            vertex_fans: vec![None; control.vertex_count()],
+            fan_cache: vec![(0, false, false); control.vertex_count()],
         };
         let mut fans = vec![Vec::new(); control.vertex_count()];
         for (t, tri) in h.triangles.iter().enumerate() {
@@ -169,6 +202,7 @@ impl LimitHierarchy {
             }
         }
         h.fans = fans;
+        h.node_changed = vec![1; h.nodes.len()];
         for n in 0..h.nodes.len() {
             let (s, e) = (h.nodes[n].start, h.nodes[n].end);
             h.nodes[n].disc = h.region_loop(&[(s, e)]);
@@ -217,14 +251,15 @@ impl LimitHierarchy {
     }
 
     /// Moves the control points (one per control vertex; point governors). Boxes and cones are
-    /// refit lazily by the next query.
+    /// refit lazily by the next query, only for the patches with a control point that moved
+    /// (compared exactly) and the nodes above them.
     ///
     /// # Errors
     /// [`DeformError::LengthMismatch`], [`DeformError::NonFinitePosition`],
     /// [`DeformError::PositionOutOfRange`] (the crate's coordinate limit); nothing changes on error.
     ///
     /// # Performance
-    /// O(control points).
+    /// O(control points); when one moved, also O(Σ (n+6)) over the patches and O(nodes).
     pub fn set_control_points(&mut self, points: &[Vec3]) -> Result<()> {
         if points.len() != self.points.len() {
             return Err(DeformError::LengthMismatch {
@@ -234,10 +269,30 @@ impl LimitHierarchy {
             });
         }
         validate_positions("control point", points)?;
-        for (q, p) in self.points.iter_mut().zip(points) {
-            *q = [p.x as f64, p.y as f64, p.z as f64];
+        let mut any = false;
+        for ((q, p), moved) in self.points.iter_mut().zip(points).zip(&mut self.moved) {
+            let p = [p.x as f64, p.y as f64, p.z as f64];
+            *moved = *q != p;
+            any |= *moved;
+            *q = p;
+        }
+        if !any {
+            return Ok(());
         }
         self.epoch += 1;
+        for t in 0..self.triangles.len() {
+            let ids = self.patches.control_indices(t).unwrap_or(&[]);
+            if ids.iter().any(|&i| self.moved[i as usize]) {
+                self.patch_changed[t] = self.epoch;
+            }
+        }
+        // Children follow their parent in `nodes` (pre-order build).
+        for n in (0..self.nodes.len()).rev() {
+            self.node_changed[n] = match self.nodes[n].children {
+                None => self.patch_changed[self.leaf_patch(n as u32) as usize],
+                Some([a, b]) => self.node_changed[a as usize].max(self.node_changed[b as usize]),
+            };
+        }
         Ok(())
     }
 
@@ -301,7 +356,7 @@ impl LimitHierarchy {
 
     fn patch_box(&mut self, t: u32) -> Result<(P3, P3)> {
         let epoch = self.epoch;
-        if self.patch_cache[t as usize].box_epoch != epoch {
+        if self.patch_cache[t as usize].box_epoch < self.patch_changed[t as usize] {
             let (n, p) = self.patch_points(t);
             let (lo, hi) = refine::aabb(n, &p)?;
             let c = &mut self.patch_cache[t as usize];
@@ -315,7 +370,7 @@ impl LimitHierarchy {
 
     fn patch_cone(&mut self, t: u32, stats: &mut u64) -> Result<NormalBound> {
         let epoch = self.epoch;
-        if self.patch_cache[t as usize].cone_epoch != epoch {
+        if self.patch_cache[t as usize].cone_epoch < self.patch_changed[t as usize] {
             let (n, p) = self.patch_points(t);
             let cone = refine::normal_bound(n, &p)?;
             let c = &mut self.patch_cache[t as usize];
@@ -329,7 +384,7 @@ impl LimitHierarchy {
     /// The node's box (refit if stale: patches' boxes at a leaf, the union of the children's).
     pub(crate) fn node_box(&mut self, node: u32) -> Result<(P3, P3)> {
         let epoch = self.epoch;
-        if self.node_cache[node as usize].box_epoch != epoch {
+        if self.node_cache[node as usize].box_epoch < self.node_changed[node as usize] {
             let (lo, hi) = match self.nodes[node as usize].children {
                 None => self.patch_box(self.leaf_patch(node))?,
                 Some([a, b]) => {
@@ -355,7 +410,7 @@ impl LimitHierarchy {
     /// the patch normal bounds computed.
     pub(crate) fn node_cone(&mut self, node: u32, bounded: &mut u64) -> Result<NormalBound> {
         let epoch = self.epoch;
-        if self.node_cache[node as usize].cone_epoch != epoch {
+        if self.node_cache[node as usize].cone_epoch < self.node_changed[node as usize] {
             let cone = match self.nodes[node as usize].children {
                 None => self.patch_cone(self.leaf_patch(node), bounded)?,
                 Some([a, b]) => {
@@ -489,21 +544,26 @@ impl LimitHierarchy {
         (reached == sorted.len()).then_some(out)
     }
 
-    /// The segments of a boundary loop of whole patches (each patch's three computed once per
-    /// epoch).
-    fn loop_segments(&mut self, edges: &[BoundaryEdge]) -> Result<Vec<Segment>> {
-        let mut out = Vec::with_capacity(edges.len());
-        for &(t, e) in edges {
-            let epoch = self.epoch;
-            if self.segment_cache[t as usize].0 != epoch {
-                let (n, p) = self.patch_points(t);
-                self.segment_cache[t as usize] = (epoch, Some(Box::new(refine::segments(n, &p)?)));
-            }
-            if let Some(segs) = &self.segment_cache[t as usize].1 {
-                out.push(segs[e as usize].clone());
-            }
-        }
-        Ok(out)
+    /// The segments of a boundary loop of whole patches, borrowed from the per-patch cache
+    /// (refreshed first: each patch's three computed once per epoch).
+    fn loop_segments(&mut self, edges: &[BoundaryEdge]) -> Result<Vec<&Segment>> {
+        refresh_segments(
+            &mut self.segment_cache,
+            self.epoch,
+            &self.patch_changed,
+            &self.patches,
+            &self.points,
+            edges,
+        )?;
+        Ok(edges
+            .iter()
+            .filter_map(|&(t, e)| {
+                self.segment_cache[t as usize]
+                    .1
+                    .as_ref()
+                    .map(|s| &s[e as usize])
+            })
+            .collect())
     }
 
     /// Seed §2.4's self-interference test of a node: a normal cone narrower than a half-space and
@@ -520,11 +580,14 @@ impl LimitHierarchy {
         if !contour {
             return Ok(true);
         }
-        let Some(edges) = self.nodes[node as usize].disc.clone() else {
+        let Some(edges) = self.nodes[node as usize].disc.take() else {
             return Ok(false);
         };
-        let segs = self.loop_segments(&edges)?;
-        Ok(projected_loop_is_simple(&segs, cone.axis()))
+        let simple = self
+            .loop_segments(&edges)
+            .map(|segs| projected_loop_is_simple(&segs, cone.axis()));
+        self.nodes[node as usize].disc = Some(edges);
+        simple
     }
 
     /// The same test on the union of two adjacent nodes (seed §2.4: "the union of the two patches
@@ -546,15 +609,25 @@ impl LimitHierarchy {
         if !contour {
             return Ok(true);
         }
-        let ranges = [
-            (self.nodes[a as usize].start, self.nodes[a as usize].end),
-            (self.nodes[b as usize].start, self.nodes[b as usize].end),
-        ];
-        let Some(edges) = self.region_loop(&ranges) else {
-            return Ok(false);
+        let key = (a.min(b), a.max(b));
+        let edges = match self.union_loops.remove(&key) {
+            Some(l) => l,
+            None => {
+                let ranges = [
+                    (self.nodes[a as usize].start, self.nodes[a as usize].end),
+                    (self.nodes[b as usize].start, self.nodes[b as usize].end),
+                ];
+                self.region_loop(&ranges)
+            }
         };
-        let segs = self.loop_segments(&edges)?;
-        Ok(projected_loop_is_simple(&segs, cone.axis()))
+        let simple = match &edges {
+            Some(edges) => self
+                .loop_segments(edges)
+                .map(|segs| projected_loop_is_simple(&segs, cone.axis())),
+            None => Ok(false),
+        };
+        self.union_loops.insert(key, edges);
+        simple
     }
 }
 
@@ -582,8 +655,8 @@ impl LimitHierarchy {
     /// whose merged normal cone is narrower than a half-space and whose projected contour is
     /// simple cannot self-intersect, so no two of its patches interfere (seed §2.4 applied to a
     /// connected neighbourhood instead of the pair's own union, which is no disc when the two
-    /// patches only touch at a corner or are one patch apart). Outcomes are cached per patch until
-    /// the control points move.
+    /// patches only touch at a corner or are one patch apart). Outcomes are cached per patch (and
+    /// contour flag) until a control point of the star moves.
     ///
     /// # Performance
     /// O(star size) per (patch, ring count) and frame; O(log) when cached.
@@ -595,31 +668,41 @@ impl LimitHierarchy {
         bounded: &mut u64,
     ) -> Result<bool> {
         for rings in 1..=2usize {
-            let region = match self.stars[t as usize][rings - 1].take() {
+            let star = match self.stars[t as usize][rings - 1].take() {
                 Some(r) => r,
-                None => self.star(t, rings),
+                None => {
+                    let patches = self.star(t, rings);
+                    let boundary = self.loop_of(&patches, |p| patches.binary_search(&p).is_ok());
+                    Star { patches, boundary }
+                }
             };
-            let holds = region.binary_search(&u).is_ok();
+            let holds = star.patches.binary_search(&u).is_ok();
             if !holds {
-                self.stars[t as usize][rings - 1] = Some(region);
+                self.stars[t as usize][rings - 1] = Some(star);
                 continue;
             }
-            let (epoch, ok) = self.star_cache[t as usize][rings - 1];
-            let ok = if epoch == self.epoch {
+            let (epoch, with_contour, ok) = self.star_cache[t as usize][rings - 1];
+            let changed = star
+                .patches
+                .iter()
+                .map(|&p| self.patch_changed[p as usize])
+                .max()
+                .unwrap_or(self.epoch);
+            let ok = if epoch >= changed && with_contour == contour {
                 ok
             } else {
-                let ok = self.region_rules_out(&region, contour, bounded);
+                let ok = self.region_rules_out(&star, contour, bounded);
                 let ok = match ok {
                     Ok(ok) => ok,
                     Err(e) => {
-                        self.stars[t as usize][rings - 1] = Some(region);
+                        self.stars[t as usize][rings - 1] = Some(star);
                         return Err(e);
                     }
                 };
-                self.star_cache[t as usize][rings - 1] = (self.epoch, ok);
+                self.star_cache[t as usize][rings - 1] = (self.epoch, contour, ok);
                 ok
             };
-            self.stars[t as usize][rings - 1] = Some(region);
+            self.stars[t as usize][rings - 1] = Some(star);
             if ok {
                 return Ok(true);
             }
@@ -627,13 +710,54 @@ impl LimitHierarchy {
         Ok(false)
     }
 
-    /// The self test of the sorted patch set `region`.
-    fn region_rules_out(
+    /// Whether patches `t` and `u` are proven not to interfere through the self test of the fan
+    /// of patches around a control vertex they share (seed §2.4 on the vertex's one-ring, a disc
+    /// holding both): `false` when they share no vertex. Outcomes are cached per vertex (and
+    /// contour flag) until a control point of the fan moves.
+    ///
+    /// # Performance
+    /// O(fan size) per vertex and frame; O(fan size) to check the cache.
+    pub(crate) fn fan_rules_out(
         &mut self,
-        region: &[u32],
+        t: u32,
+        u: u32,
         contour: bool,
         bounded: &mut u64,
     ) -> Result<bool> {
+        let (vt, vu) = (self.triangles[t as usize], self.triangles[u as usize]);
+        let Some(v) = vt.into_iter().find(|v| vu.contains(v)) else {
+            return Ok(false);
+        };
+        let fan = match self.vertex_fans[v as usize].take() {
+            Some(f) => f,
+            None => {
+                let mut patches = self.fans[v as usize].clone();
+                patches.sort_unstable();
+                let boundary = self.loop_of(&patches, |p| patches.binary_search(&p).is_ok());
+                Star { patches, boundary }
+            }
+        };
+        let (epoch, with_contour, ok) = self.fan_cache[v as usize];
+        let changed = fan
+            .patches
+            .iter()
+            .map(|&p| self.patch_changed[p as usize])
+            .max()
+            .unwrap_or(self.epoch);
+        let ok = if epoch >= changed && with_contour == contour {
+            Ok(ok)
+        } else {
+            self.region_rules_out(&fan, contour, bounded)
+        };
+        self.vertex_fans[v as usize] = Some(fan);
+        let ok = ok?;
+        self.fan_cache[v as usize] = (self.epoch, contour, ok);
+        Ok(ok)
+    }
+
+    /// The self test of a star (its sorted patches and its boundary loop).
+    fn region_rules_out(&mut self, star: &Star, contour: bool, bounded: &mut u64) -> Result<bool> {
+        let region = &star.patches;
         let mut cone = self.patch_cone(region[0], bounded)?;
         for &p in &region[1..] {
             if matches!(cone, NormalBound::Unbounded) {
@@ -647,12 +771,35 @@ impl LimitHierarchy {
         if !contour {
             return Ok(true);
         }
-        let Some(edges) = self.loop_of(region, |p| region.binary_search(&p).is_ok()) else {
+        let Some(edges) = &star.boundary else {
             return Ok(false);
         };
-        let segs = self.loop_segments(&edges)?;
+        let segs = self.loop_segments(edges)?;
         Ok(projected_loop_is_simple(&segs, cone.axis()))
     }
+}
+
+/// Computes the segments of the patches along `edges` whose cached segments are older than
+/// the patch's last change (`changed`), stamping them with `epoch`.
+fn refresh_segments(
+    cache: &mut [SegmentCache],
+    epoch: u64,
+    changed: &[u64],
+    patches: &LimitPatches,
+    points: &[P3],
+    edges: &[BoundaryEdge],
+) -> Result<()> {
+    for &(t, _) in edges {
+        if cache[t as usize].0 < changed[t as usize] {
+            let ids = patches.control_indices(t as usize).unwrap_or(&[]);
+            let p: Vec<P3> = ids.iter().map(|&i| points[i as usize]).collect();
+            cache[t as usize] = (
+                epoch,
+                Some(Box::new(refine::segments(ids.len().saturating_sub(6), &p)?)),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Top-down median split of `order[start..end]` by centroid along the widest axis; pushes the

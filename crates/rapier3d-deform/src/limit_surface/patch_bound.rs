@@ -1,7 +1,7 @@
 //! Normal bounds of one limit patch: the eigenbasis bound `h_u × h_v` of an irregular patch in the rotated frame (seed §3.3 eq. 3, §3.5), its tightening over regular subpatches (§4), and regular patches from their Bézier form.
 
 use super::bezier::regular_normal_coefficients;
-use super::cone::{NormalBound, cone_of};
+use super::cone::{NormalBound, NormalCone, cone_holds, cone_of, cone_of_near, merge};
 use super::eigen::{LoopEigen, loop_eigen};
 use super::eigen_bounds::{EigenBounds, eigen_bounds};
 use super::interval::{IVec64, Interval64, add, corners, cross, scaled};
@@ -160,18 +160,17 @@ pub fn regular_normal_bound(points: &[[f64; 3]]) -> Result<NormalBound> {
 
 /// `m p` for a matrix over control points.
 pub(super) fn apply(m: &rapier3d::na::DMatrix<f64>, p: &[[f64; 3]]) -> Vec<[f64; 3]> {
-    (0..m.nrows())
-        .map(|r| {
-            let mut q = [0.0; 3];
-            for (c, x) in p.iter().enumerate() {
-                let w = m[(r, c)];
-                for d in 0..3 {
-                    q[d] += w * x[d];
-                }
-            }
-            q
-        })
-        .collect()
+    let rows = m.nrows();
+    let mut out = vec![[0.0; 3]; rows];
+    // Column-major storage: column `c` (the weights of control point `c`) is contiguous.
+    for (column, x) in m.as_slice().chunks_exact(rows).zip(p) {
+        for (q, &w) in out.iter_mut().zip(column) {
+            q[0] += w * x[0];
+            q[1] += w * x[1];
+            q[2] += w * x[2];
+        }
+    }
+    out
 }
 
 /// The tightened normal bound of an irregular patch (seed §4): the patch is split, without
@@ -181,12 +180,20 @@ pub(super) fn apply(m: &rapier3d::na::DMatrix<f64>, p: &[[f64; 3]]) -> Vec<[f64;
 /// [`TIGHTENING_TOLERANCE`] of the cone over the regular ones, or reaches
 /// [`MAX_TIGHTENING_STEPS`] (then the last cone is returned).
 ///
+/// The cone over the regular subpatches is kept as it grows: the cone of the first level's
+/// generators, widened by [`super::cone::merge`] with the cone of a later level's generators only
+/// when one of them falls outside it (the subpatches of later levels close in on the irregular
+/// vertex, whose normals the first level's cone usually holds already); the corner subpatch's
+/// cone is merged in the same way. Later cones start their search at the regular cone's axis
+/// ([`super::cone::cone_of_near`]).
+///
 /// # Errors
 /// As [`eigen_normal_bound`].
 ///
 /// # Performance
-/// Per step: three regular subpatches (O(12 (n+6)) picks and their Bézier forms), one
-/// O((n+6)²) step and one eq. 3 box; typically 3–6 steps.
+/// Per step: three regular subpatches (O(12 (n+6)) picks and their Bézier forms, O(84)
+/// containment tests, a cone of 84 generators only when one falls outside), one O((n+6)²) step
+/// and one eq. 3 box; typically 3–8 steps.
 pub fn tightened_normal_bound(valence: usize, points: &[[f64; 3]]) -> Result<NormalBound> {
     let eig = loop_eigen(valence)?;
     check_points(eig, points)?;
@@ -194,31 +201,46 @@ pub fn tightened_normal_bound(valence: usize, points: &[[f64; 3]]) -> Result<Nor
     let c0 = eig.coefficients(points)?;
     let frame = Frame::along(cross3(c0[1], c0[2]));
     let mut p = points.to_vec();
-    let mut regular: Vec<[f64; 3]> = Vec::new();
+    let mut regular: Option<NormalCone> = None;
+    let mut batch: Vec<[f64; 3]> = Vec::with_capacity(3 * 28);
     let mut last = NormalBound::Unbounded;
     for step in 1..=MAX_TIGHTENING_STEPS {
+        batch.clear();
         for pick in eig.picks() {
-            regular.extend(regular_normal_coefficients(&apply(pick, &p)));
+            batch.extend(regular_normal_coefficients(&apply(pick, &p)));
         }
         p = apply(eig.subdivision(), &p);
         let mut c = c0.clone();
         eig.advance(&mut c, step);
         let local: Vec<[f64; 3]> = c.iter().map(|&v| frame.to_local(v)).collect();
         let corner = corners(eigen_box(&local, bounds)).map(|v| frame.to_world(v));
-        let reg = cone_of(&regular);
-        let mut all = regular.clone();
-        all.extend(corner);
-        let whole = cone_of(&all);
-        match (whole, reg) {
-            (Some(w), Some(r)) => {
+        let reg = match regular {
+            Some(r) if cone_holds(&r, &batch) => r,
+            // A regular subpatch already needs a half-space: refining cannot help.
+            _ => match regular
+                .map_or_else(|| cone_of(&batch), |r| cone_of_near(&batch, r.axis()))
+                .and_then(|b| match regular {
+                    Some(r) => merge(&r, &b),
+                    None => Some(b),
+                }) {
+                Some(r) => r,
+                None => return Ok(NormalBound::Unbounded),
+            },
+        };
+        regular = Some(reg);
+        let whole = if cone_holds(&reg, &corner) {
+            Some(reg)
+        } else {
+            cone_of_near(&corner, reg.axis()).and_then(|k| merge(&reg, &k))
+        };
+        match whole {
+            Some(w) => {
                 last = NormalBound::Cone(w);
-                if w.half_angle() - r.half_angle() <= TIGHTENING_TOLERANCE {
+                if w.half_angle() - reg.half_angle() <= TIGHTENING_TOLERANCE {
                     return Ok(last);
                 }
             }
-            // A regular subpatch already needs a half-space: refining cannot help.
-            (_, None) => return Ok(NormalBound::Unbounded),
-            (None, Some(_)) => last = NormalBound::Unbounded,
+            None => last = NormalBound::Unbounded,
         }
     }
     Ok(last)
