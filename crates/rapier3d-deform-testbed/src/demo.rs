@@ -42,11 +42,14 @@ pub enum SceneId {
     ClothCape,
     /// A skirt on the walking RiggedFigure ([`GarmentScene`], the `cloth_skirt` example).
     ClothSkirt,
+    /// The MakeHuman sportsuit on its walking body ([`GarmentScene`], the `cloth_garment`
+    /// example).
+    ClothGarment,
 }
 
 impl SceneId {
     /// Every scene, in the order the testbed lists them.
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 8] = [
         Self::CarCrash,
         Self::BarrelDrop,
         Self::SkinnedCharacter,
@@ -54,6 +57,7 @@ impl SceneId {
         Self::CrashMany,
         Self::ClothCape,
         Self::ClothSkirt,
+        Self::ClothGarment,
     ];
 
     /// The scene's name in the testbed's list.
@@ -69,6 +73,7 @@ impl SceneId {
             Self::CrashMany => "crash_many",
             Self::ClothCape => "cloth_cape",
             Self::ClothSkirt => "cloth_skirt",
+            Self::ClothGarment => "cloth_garment",
         }
     }
 
@@ -80,7 +85,11 @@ impl SceneId {
     pub fn steps_per_frame(self) -> usize {
         match self {
             Self::CarCrash | Self::BarrelDrop | Self::CrashMany => 4,
-            Self::SkinnedCharacter | Self::SelfCollision | Self::ClothCape | Self::ClothSkirt => 1,
+            Self::SkinnedCharacter
+            | Self::SelfCollision
+            | Self::ClothCape
+            | Self::ClothSkirt
+            | Self::ClothGarment => 1,
         }
     }
 }
@@ -295,11 +304,11 @@ impl Demo {
                 });
                 Scene::Cat(Box::new(scene))
             }
-            SceneId::ClothCape | SceneId::ClothSkirt => {
-                let garment = if id == SceneId::ClothCape {
-                    Garment::Cape
-                } else {
-                    Garment::Skirt
+            SceneId::ClothCape | SceneId::ClothSkirt | SceneId::ClothGarment => {
+                let garment = match id {
+                    SceneId::ClothCape => Garment::Cape,
+                    SceneId::ClothSkirt => Garment::Skirt,
+                    _ => Garment::Suit,
                 };
                 let scene = GarmentScene::build(garment, options.garment_subdivision)?;
                 let rgb = |c: Rgb| [c.r, c.g, c.b];
@@ -662,6 +671,7 @@ impl Demo {
             SceneId::CrashMany => (Vec3::new(-24.0, 22.0, 30.0), Vec3::ZERO),
             SceneId::ClothCape => (Vec3::new(1.7, 1.0, -1.2), Vec3::new(-0.1, 0.3, 0.1)),
             SceneId::ClothSkirt => (Vec3::new(0.9, 1.2, 2.0), Vec3::new(0.0, 0.7, 0.0)),
+            SceneId::ClothGarment => (Vec3::new(1.2, 1.3, 2.4), Vec3::new(0.0, 0.9, 0.0)),
         }
     }
 }

@@ -1,4 +1,4 @@
-//! The garment scenes: a cape on the running Fox (`cloth_cape`) and a skirt on the walking RiggedFigure (`cloth_skirt`), XPBD cloth against the avatar's per-bone boxes (Pelechano 2002) with the garment's own self-collision, stepped frame by frame as the scene crate's examples step them.
+//! The garment scenes: a cape on the running Fox (`cloth_cape`), a skirt on the walking RiggedFigure (`cloth_skirt`) and the MakeHuman sportsuit on its walking body (`cloth_garment`), XPBD cloth against the avatar's per-bone boxes (Pelechano 2002) with the garment's own self-collision, stepped frame by frame as the scene crate's examples step them.
 
 use std::time::Duration;
 
@@ -12,6 +12,7 @@ use rapier3d_deform::prelude::*;
 use rapier3d_deform_scenes::cape::{FoxCape, RunningFox};
 use rapier3d_deform_scenes::garment::{GarmentStages, PinCarriers, StageTimes};
 use rapier3d_deform_scenes::skirt::{SkirtCloth, WalkingFigure};
+use rapier3d_deform_scenes::sportsuit::{Sportsuit, SuitBody};
 
 /// Time step of the garment scenes (s), the examples' 60 Hz.
 pub const DT: f32 = 1.0 / 60.0;
@@ -30,12 +31,15 @@ pub enum Garment {
     Cape,
     /// A skirt pinned at the waist of the walking RiggedFigure.
     Skirt,
+    /// The MakeHuman sportsuit pinned along its openings on the body derived from it.
+    Suit,
 }
 
 /// The animated avatar wearing the garment.
 enum Wearer {
     Fox(Box<RunningFox>),
     Figure(Box<WalkingFigure>),
+    Suit(Box<SuitBody>),
 }
 
 impl Wearer {
@@ -43,6 +47,7 @@ impl Wearer {
         match self {
             Self::Fox(f) => f.governors_at(t),
             Self::Figure(f) => f.governors_at(t),
+            Self::Suit(b) => Ok(b.governors_at(t)),
         }
     }
 }
@@ -137,6 +142,25 @@ impl GarmentScene {
                     skirt.carriers,
                     avatar,
                     ContactThresholds::default(),
+                    g0,
+                )
+            }
+            Garment::Suit => {
+                let body = SuitBody::load(levels)?;
+                let avatar = AvatarBoxes::build(
+                    body.mesh(),
+                    body.rest_positions(),
+                    body.weights(),
+                    AvatarOptions::default(),
+                )?;
+                let g0 = body.governors_at(0.0);
+                let suit = Sportsuit::new(&body, &g0, ClothOptions::default())?;
+                (
+                    Wearer::Suit(Box::new(body)),
+                    suit.cloth,
+                    suit.carriers,
+                    avatar,
+                    Sportsuit::thresholds(),
                     g0,
                 )
             }

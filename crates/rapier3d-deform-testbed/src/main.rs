@@ -48,6 +48,7 @@ fn screenshot_time(id: SceneId) -> f32 {
         SceneId::CrashMany => 0.5,
         SceneId::ClothCape => 1.0,
         SceneId::ClothSkirt => 1.2,
+        SceneId::ClothGarment => 1.5,
     }
 }
 
@@ -72,6 +73,7 @@ fn registry() -> Vec<(ExampleEntry, SceneFn)> {
         scene!(SceneId::CrashMany),
         scene!(SceneId::ClothCape),
         scene!(SceneId::ClothSkirt),
+        scene!(SceneId::ClothGarment),
     ]
 }
 

@@ -425,3 +425,10 @@ fn cloth_skirt_follows_the_walking_figure_without_sinking_into_it() {
     let (red, other) = check_garment(SceneId::ClothSkirt);
     assert!(red > 100 && other > 1000, "{red} red, {other} other");
 }
+
+#[test]
+fn cloth_garment_follows_the_walking_body_without_sinking_into_it() {
+    let (red, other) = check_garment(SceneId::ClothGarment);
+    // The suit is tight: most of its free vertices are within the contact threshold.
+    assert!(red > 4000 && other > 300, "{red} red, {other} other");
+}

@@ -181,11 +181,11 @@ pub(super) fn apply(m: &rapier3d::na::DMatrix<f64>, p: &[[f64; 3]]) -> Vec<[f64;
 /// [`MAX_TIGHTENING_STEPS`] (then the last cone is returned).
 ///
 /// The cone over the regular subpatches is kept as it grows: the cone of the first level's
-/// generators, widened by [`super::cone::merge`] with the cone of a later level's generators only
+/// generators, widened by `cone::merge` with the cone of a later level's generators only
 /// when one of them falls outside it (the subpatches of later levels close in on the irregular
 /// vertex, whose normals the first level's cone usually holds already); the corner subpatch's
 /// cone is merged in the same way. Later cones start their search at the regular cone's axis
-/// ([`super::cone::cone_of_near`]).
+/// (`cone::cone_of_near`).
 ///
 /// # Errors
 /// As [`eigen_normal_bound`].
