@@ -681,28 +681,11 @@ impl LimitHierarchy {
                 self.stars[t as usize][rings - 1] = Some(star);
                 continue;
             }
-            let (epoch, with_contour, ok) = self.star_cache[t as usize][rings - 1];
-            let changed = star
-                .patches
-                .iter()
-                .map(|&p| self.patch_changed[p as usize])
-                .max()
-                .unwrap_or(self.epoch);
-            let ok = if epoch >= changed && with_contour == contour {
-                ok
-            } else {
-                let ok = self.region_rules_out(&star, contour, bounded);
-                let ok = match ok {
-                    Ok(ok) => ok,
-                    Err(e) => {
-                        self.stars[t as usize][rings - 1] = Some(star);
-                        return Err(e);
-                    }
-                };
-                self.star_cache[t as usize][rings - 1] = (self.epoch, contour, ok);
-                ok
-            };
+            let cached = self.star_cache[t as usize][rings - 1];
+            let ok = self.region_rules_out_cached(&star, cached, contour, bounded);
             self.stars[t as usize][rings - 1] = Some(star);
+            let ok = ok?;
+            self.star_cache[t as usize][rings - 1] = (self.epoch, contour, ok);
             if ok {
                 return Ok(true);
             }
@@ -737,22 +720,38 @@ impl LimitHierarchy {
                 Star { patches, boundary }
             }
         };
-        let (epoch, with_contour, ok) = self.fan_cache[v as usize];
-        let changed = fan
+        let cached = self.fan_cache[v as usize];
+        let ok = self.region_rules_out_cached(&fan, cached, contour, bounded);
+        self.vertex_fans[v as usize] = Some(fan);
+        let ok = ok?;
+        self.fan_cache[v as usize] = (self.epoch, contour, ok);
+        Ok(ok)
+    }
+
+    /// [`Self::region_rules_out`], or the `cached` outcome `(epoch, contour flag, outcome)` when
+    /// it was found with the same contour flag and no control point of the region has moved
+    /// since its epoch.
+    ///
+    /// # Performance
+    /// O(region size) to check the cache; the self test otherwise.
+    fn region_rules_out_cached(
+        &mut self,
+        region: &Star,
+        (epoch, with_contour, ok): (u64, bool, bool),
+        contour: bool,
+        bounded: &mut u64,
+    ) -> Result<bool> {
+        let changed = region
             .patches
             .iter()
             .map(|&p| self.patch_changed[p as usize])
             .max()
             .unwrap_or(self.epoch);
-        let ok = if epoch >= changed && with_contour == contour {
+        if epoch >= changed && with_contour == contour {
             Ok(ok)
         } else {
-            self.region_rules_out(&fan, contour, bounded)
-        };
-        self.vertex_fans[v as usize] = Some(fan);
-        let ok = ok?;
-        self.fan_cache[v as usize] = (self.epoch, contour, ok);
-        Ok(ok)
+            self.region_rules_out(region, contour, bounded)
+        }
     }
 
     /// The self test of a star (its sorted patches and its boundary loop).

@@ -146,13 +146,10 @@ impl<'m, ManifoldData: Default, ContactData: Default + Copy>
             // and trades places with the unclaimed manifold at `k`.
             let j = self.first_spare;
             self.first_spare += 1;
-            let m = &mut self.manifolds[j];
-            m.subshape1 = subshape1;
-            m.subshape2 = subshape2;
-            m.subshape_poses = None;
-            m.local_n1 = Vector::ZERO;
-            m.local_n2 = Vector::ZERO;
-            m.data = ManifoldData::default();
+            let spare = &mut self.manifolds[j];
+            let points = std::mem::take(&mut spare.points);
+            *spare = ContactManifold::with_data(subshape1, subshape2, ManifoldData::default());
+            spare.points = points;
             self.swap_tracked(k, j);
         } else {
             self.manifolds.push(ContactManifold::with_data(
