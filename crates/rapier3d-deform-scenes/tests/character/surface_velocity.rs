@@ -605,8 +605,7 @@ fn a_swept_bar_moving_less_than_a_ball_radius_plus_its_thickness_per_step_keeps_
 
 /// Swept contacts remember the pose before the last: a governor turned by a known angle moves
 /// no vertex farther than the motion bound, the bound is tight within the rest radius, and the
-/// previous vertex positions are those of the previous governors; a mesh with morph targets is
-/// refused with a typed error.
+/// previous vertex positions are those of the previous governors.
 #[test]
 fn swept_contacts_keep_the_previous_pose_and_bound_the_motion() {
     let tree = bar(2.0, 0.1, 0.3);
@@ -644,20 +643,106 @@ fn swept_contacts_keep_the_previous_pose_and_bound_the_motion() {
     let plain = DeformableMeshShape::new(tree, &pose(0.3)).unwrap();
     assert_eq!(plain.previous_vertex(5), plain.vertex(5));
     assert_eq!(plain.swept_motion_bound(), None);
-    // Morph targets are not part of the bound: refused.
-    let mut world = world(Vector::ZERO);
-    let mut r = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(7);
-    let tube = morphed_tube(&mut world, &mut r);
-    let morphed = DeformableMeshShape::of_collider(&world.colliders, tube)
-        .unwrap()
-        .clone();
-    assert!(matches!(
-        morphed.with_swept_contacts(),
-        Err(DeformError::NotAvailable {
-            what: "DeformableMeshShape::with_swept_contacts",
-            ..
+}
+
+/// With morph targets the sweep follows the morph weights too: over random sequences of bone
+/// poses and morph weights (large jumps included), every vertex moved by at most the motion
+/// bound, and the previous vertex equals a second shape posed with the previous governors and
+/// weights; the bound is the same whether the targets came before or after the sweep.
+#[test]
+fn swept_motion_bound_covers_morph_targets() {
+    use rand::Rng;
+    let mut r = common::rng(31);
+    let tree = bar(2.0, 0.1, 0.3);
+    let n = tree.rest_positions().len();
+    let targets: Vec<Vec<Vec3>> = (0..3)
+        .map(|j| {
+            (0..n)
+                .map(|v| {
+                    // Target 0 moves every vertex, 1 only the far half, 2 is zero.
+                    let scale = [0.2, if v % 2 == 0 { 0.3 } else { 0.0 }, 0.0][j];
+                    Vec3::new(
+                        r.random_range(-1.0..1.0),
+                        r.random_range(-1.0..1.0),
+                        r.random_range(-1.0..1.0),
+                    ) * scale
+                })
+                .collect()
         })
-    ));
+        .collect();
+    let mut morph = rapier3d_deform::deformation::MorphDeltas::new(n);
+    morph.add_group(0, targets).unwrap();
+    let pose = |r: &mut rand_chacha::ChaCha8Rng, jump: bool| {
+        let spread = if jump { 2.0 } else { 0.2 };
+        let bone = |r: &mut rand_chacha::ChaCha8Rng| {
+            let axis = Vec3::new(
+                r.random_range(-1.0..1.0),
+                r.random_range(-1.0..1.0),
+                r.random_range(-1.0..1.0),
+            )
+            .normalize_or(Vec3::Y);
+            let scale = r.random_range(0.9..1.1);
+            Affine::new(
+                Mat3::from_axis_angle(axis, r.random_range(-spread..spread)) * scale,
+                Vec3::new(
+                    r.random_range(-spread..spread),
+                    r.random_range(-spread..spread),
+                    r.random_range(-spread..spread),
+                ),
+            )
+        };
+        let governors = [bone(r), bone(r)];
+        let weights = [
+            r.random_range(-spread..spread),
+            r.random_range(-spread..spread),
+            r.random_range(-spread..spread),
+        ];
+        (governors, weights)
+    };
+    let (g0, m0) = pose(&mut r, false);
+    let mut first = DeformableMeshShape::new(tree.clone(), &g0)
+        .unwrap()
+        .with_morph_targets(morph.clone())
+        .unwrap();
+    first.set_pose(&g0, &m0).unwrap();
+    let mut swept = first.clone().with_swept_contacts().unwrap();
+    let mut swept_first = DeformableMeshShape::new(tree.clone(), &g0)
+        .unwrap()
+        .with_swept_contacts()
+        .unwrap()
+        .with_morph_targets(morph.clone())
+        .unwrap();
+    swept_first.set_pose(&g0, &m0).unwrap();
+    let mut previous = (g0, m0);
+    let mut tight = 0usize;
+    for step in 0..200 {
+        let (g, m) = pose(&mut r, step % 10 == 9);
+        swept.set_pose(&g, &m).unwrap();
+        swept_first.set_pose(&g, &m).unwrap();
+        let bound = swept.swept_motion_bound().unwrap();
+        assert_eq!(swept_first.swept_motion_bound(), Some(bound), "step {step}");
+        let mut before = first.clone();
+        before.set_pose(&previous.0, &previous.1).unwrap();
+        let mut largest = 0.0f32;
+        for v in 0..n as u32 {
+            assert_eq!(
+                swept.previous_vertex(v),
+                before.vertex(v),
+                "step {step} vertex {v}"
+            );
+            largest = largest.max((swept.vertex(v) - swept.previous_vertex(v)).length());
+        }
+        assert!(
+            largest <= bound * (1.0 + 1e-5) + 1e-6,
+            "step {step}: moved {largest}, bound {bound}"
+        );
+        if bound < 4.0 * largest {
+            tight += 1;
+        }
+        previous = (g, m);
+    }
+    // The bound is useful, not only safe: within 4× of the largest motion on most steps.
+    assert!(tight > 150, "tight on {tight} of 200 steps");
 }
 
 #[test]

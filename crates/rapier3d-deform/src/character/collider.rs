@@ -365,12 +365,11 @@ impl SkinnedColliderBuilder {
     /// Contacts follow the skin's motion between the last two poses
     /// ([`DeformableMeshShape::with_swept_contacts`], which makes them solid too): a limb
     /// moving up to a ball's radius plus its own thickness per step does not pass through the
-    /// ball. Pose once per step. Default: off. [`Self::build`] fails as with
-    /// [`Self::solid_contacts`], and with [`DeformError::NotAvailable`] for a mesh with morph
-    /// targets.
+    /// ball; with morph targets the sweep follows the morph weights too. Pose once per step.
+    /// Default: off. [`Self::build`] fails as with [`Self::solid_contacts`].
     ///
     /// # Performance
-    /// O(1); O(T) once at build time; O(m) more per pose, and per contact pair the continuous
+    /// O(1); O(T) once at build time; O(m · (1 + morph targets)) more per pose, and per contact pair the continuous
     /// test of the triangles within the skin's motion bound of the other shape's centre.
     pub fn swept_contacts(mut self, swept: bool) -> Self {
         self.swept_contacts = swept;

@@ -389,6 +389,10 @@ impl DeformableMeshShape {
             root_margin,
         }));
         self.bump_epoch();
+        if self.sweep.is_some() {
+            // Swept contacts bound the morph's motion too: their state covers the targets.
+            self.sweep = Some(Box::new(self.new_sweep_state()));
+        }
         Ok(self)
     }
 

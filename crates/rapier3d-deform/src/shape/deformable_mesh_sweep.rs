@@ -1,18 +1,23 @@
 //! Swept contacts of a [`DeformableMeshShape`]: the pose before the last one, an O(m) bound on how far any vertex moved since, and each vertex's previous position, so that contacts find a body whose centre the surface swept past within one step.
 
 use super::deformable_mesh_shape::DeformableMeshShape;
-use crate::error::{DeformError, Result};
+use crate::error::Result;
 use crate::governor::{Affine, deform_vertex};
-use crate::math::Vec3;
+use crate::math::{Mat3, Vec3};
 
 /// What swept contacts keep between two poses.
 #[derive(Clone, Debug)]
 pub(super) struct SweepState {
     /// The governors before the last pose.
     previous: Vec<Affine>,
+    /// The morph weights before the last pose (empty without morph targets).
+    previous_morph: Vec<f32>,
     /// Per governor, the centre and radius of a sphere around the rest positions of the
     /// vertices it moves (radius negative for a governor that moves none).
     reach: Vec<(Vec3, f32)>,
+    /// Per governor and morph target (`targets` entries per governor): the longest delta of
+    /// the target among the vertices the governor moves (empty without morph targets).
+    target_reach: Vec<f32>,
     /// No vertex moved farther than this from the previous pose to the current one.
     motion_bound: f32,
 }
@@ -32,27 +37,32 @@ impl DeformableMeshShape {
     /// the bodies' rigid motion). A pair remembers its entry triangle in its manifold list
     /// ([`crate::query::DeformDispatcher`]).
     ///
+    /// With morph targets ([`Self::with_morph_targets`], before or after this call) a vertex
+    /// moves with the morph weights too: its straight line runs from its previous morphed and
+    /// posed position to the current one, and the motion bound covers the change of weights.
+    ///
     /// # Errors
-    /// As [`Self::with_solid_contacts`]; [`DeformError::NotAvailable`] for a mesh with morph
-    /// targets (their displacement is not part of the motion bound).
+    /// As [`Self::with_solid_contacts`].
     ///
     /// # Performance
-    /// O(vertices · influences) once. Every pose then costs O(m) more (the motion bound), and each contact
-    /// pair with a convex shape the continuous test of the triangles within the motion bound
-    /// of its centre (four cubic evaluations each for those that do not cross).
+    /// O(vertices · (influences + influences · morph targets)) once. Every pose then costs
+    /// O(m · (1 + morph targets)) more (the motion bound), and each contact pair with a convex
+    /// shape the continuous test of the triangles within the motion bound of its centre (four
+    /// cubic evaluations each for those that do not cross).
     pub fn with_swept_contacts(self) -> Result<Self> {
-        if self.morph_targets().is_some() {
-            return Err(DeformError::NotAvailable {
-                what: "DeformableMeshShape::with_swept_contacts",
-                reason: "the mesh has morph targets, whose motion the sweep does not bound",
-            });
-        }
         let mut shape = if self.has_solid_contacts() {
             self
         } else {
             self.with_solid_contacts()?
         };
-        let (rest, weights) = (shape.tree.rest_positions(), shape.tree.weights());
+        shape.sweep = Some(Box::new(shape.new_sweep_state()));
+        Ok(shape)
+    }
+
+    /// The sweep state of the current pose (no motion yet): the spheres around each governor's
+    /// rest vertices and, with morph targets, each target's longest delta per governor.
+    pub(super) fn new_sweep_state(&self) -> SweepState {
+        let (rest, weights) = (self.tree.rest_positions(), self.tree.weights());
         let m = weights.governor_count();
         let mut boxes = vec![(Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)); m];
         for (v, p) in rest.iter().enumerate() {
@@ -71,12 +81,29 @@ impl DeformableMeshShape {
                 r.1 = r.1.max((*p - r.0).length());
             }
         }
-        shape.sweep = Some(Box::new(SweepState {
-            previous: shape.governors().to_vec(),
+        let targets = self.morph_weights().len();
+        let mut target_reach = vec![0.0f32; m * targets];
+        if let Some(morph) = self.morph_targets() {
+            for group in morph.groups() {
+                for (j, deltas) in group.targets().iter().enumerate() {
+                    let target = group.first_weight() + j;
+                    for (local, d) in deltas.iter().enumerate() {
+                        let v = group.first_vertex() + local;
+                        for (g, _) in weights.iter_row(v) {
+                            let r = &mut target_reach[g as usize * targets + target];
+                            *r = r.max(d.length());
+                        }
+                    }
+                }
+            }
+        }
+        SweepState {
+            previous: self.governors().to_vec(),
+            previous_morph: self.morph_weights().to_vec(),
             reach,
+            target_reach,
             motion_bound: 0.0,
-        }));
-        Ok(shape)
+        }
     }
 
     /// Whether contacts follow the surface's motion ([`Self::with_swept_contacts`]).
@@ -102,14 +129,24 @@ impl DeformableMeshShape {
     /// # Performance
     /// O(influences of `v`); not cached.
     pub fn previous_vertex(&self, v: u32) -> Vec3 {
-        match &self.sweep {
-            Some(s) => deform_vertex(
+        let (Some(s), v) = (&self.sweep, v as usize) else {
+            return self.vertex(v);
+        };
+        match self.morph_targets() {
+            None => deform_vertex(
                 self.tree.rest_positions(),
                 self.tree.weights(),
                 &s.previous,
-                v as usize,
+                v,
             ),
-            None => self.vertex(v),
+            Some(morph) => {
+                let p0 = morph.displace_with(&s.previous_morph, v, self.tree.rest_positions()[v]);
+                let mut p = Vec3::ZERO;
+                for (g, w) in self.tree.weights().iter_row(v) {
+                    p += w * s.previous[g as usize].transform_point(p0);
+                }
+                p
+            }
         }
     }
 
@@ -117,36 +154,55 @@ impl DeformableMeshShape {
     pub(super) fn remember_pose(&mut self) {
         if let Some(mut s) = self.sweep.take() {
             s.previous.copy_from_slice(self.governors());
+            s.previous_morph.copy_from_slice(self.morph_weights());
             self.sweep = Some(s);
         }
     }
 
-    /// After a pose: the motion bound from the previous governors to the current ones.
+    /// After a pose: the motion bound from the previous governors and morph weights to the
+    /// current ones.
     ///
-    /// A vertex is `Σ_k w_k (A_k p0 + t_k)` with convex weights, so it moved by at most the
-    /// largest move of `A_k p0 + t_k` over its governors, and governor `k` moves the rest
-    /// points within `R_k` of `c_k` (the sphere around the vertices it moves) by at most
-    /// `‖A'_k − A_k‖_F R_k + |(A'_k − A_k) c_k + t'_k − t_k|`: the bound is the largest of
-    /// those.
+    /// A vertex is `Σ_k w_k (A_k q + t_k)` with convex weights, `q = p0 + Σ_j μ_j Δ_j` its
+    /// morphed rest position, so it moved by
+    /// `|Σ_k w_k ((A'_k − A_k) q + t'_k − t_k + A'_k (q' − q))|`, at most the largest term over
+    /// its governors. Governor `k` moves rest points within `R_k` of `c_k` (the sphere around
+    /// the vertices it moves); their morphed positions lie within `R_k + Σ_j |μ_j| D_kj` of it
+    /// and move by at most `Σ_j |μ'_j − μ_j| D_kj` (`D_kj` the longest delta of target `j`
+    /// among them). So the term of `k` is at most
+    /// `‖A'_k − A_k‖_F (R_k + Σ_j |μ_j| D_kj) + |(A'_k − A_k) c_k + t'_k − t_k|
+    ///  + ‖A'_k‖_F Σ_j |μ'_j − μ_j| D_kj`, and the bound is the largest of those.
     pub(super) fn update_motion_bound(&mut self) {
         let Some(mut s) = self.sweep.take() else {
             return;
         };
-        s.motion_bound = s
-            .previous
-            .iter()
-            .zip(self.governors())
-            .zip(&s.reach)
-            .filter(|(_, (_, r))| *r >= 0.0)
-            .map(|((a, b), &(c, r))| {
-                let d = b.linear - a.linear;
-                let frobenius = (d.x_axis.length_squared()
-                    + d.y_axis.length_squared()
-                    + d.z_axis.length_squared())
-                .sqrt();
-                frobenius * r + (d * c + b.translation - a.translation).length()
-            })
-            .fold(0.0f32, f32::max);
+        let (current, morph) = (self.governors(), self.morph_weights());
+        let targets = morph.len();
+        let mut bound = 0.0f32;
+        for (k, ((a, b), &(c, r))) in s.previous.iter().zip(current).zip(&s.reach).enumerate() {
+            if r < 0.0 {
+                continue;
+            }
+            let (mut radius, mut morph_motion) = (r, 0.0f32);
+            if targets > 0 {
+                let reach = &s.target_reach[k * targets..(k + 1) * targets];
+                for ((d, before), now) in reach.iter().zip(&s.previous_morph).zip(morph) {
+                    radius += before.abs() * d;
+                    morph_motion += (now - before).abs() * d;
+                }
+            }
+            let change = b.linear - a.linear;
+            bound = bound.max(
+                frobenius(&change) * radius
+                    + (change * c + b.translation - a.translation).length()
+                    + frobenius(&b.linear) * morph_motion,
+            );
+        }
+        s.motion_bound = bound;
         self.sweep = Some(s);
     }
+}
+
+/// The Frobenius norm of `m` (a bound on its operator norm).
+fn frobenius(m: &Mat3) -> f32 {
+    (m.x_axis.length_squared() + m.y_axis.length_squared() + m.z_axis.length_squared()).sqrt()
 }
