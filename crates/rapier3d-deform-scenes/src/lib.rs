@@ -11,6 +11,7 @@
 //! | [`bvh_refit`] | the deform-all + BVH-refit self-collision baseline |
 //! | [`self_colliding`] | small deformed meshes that self-collide (test fixtures) |
 //! | [`skirt`], [`cape`], [`sportsuit`], [`garment`] | garments on animated avatars: a skirt on the walking RiggedFigure, a cape on the running Fox, the MakeHuman sportsuit on a walking body derived from it, pins carried by skin weights |
+//! | [`skin_crossings`] | cloth triangles crossing the posed skin, and those no inside vertex explains (the case for edge–edge contacts) |
 //! | [`subdiv`] | Loop control meshes for limit-surface scenes: the capsule tube and its prescribed bend, a jittered sphere cage |
 //! | [`api_fuzz`] | the structured fuzzing harness over the public API (proptest and libFuzzer drive it) |
 //! | [`asset_path`] | where the bundled assets live |
@@ -31,6 +32,7 @@ pub mod primitives;
 pub mod render;
 pub mod sdf_mesh;
 pub mod self_colliding;
+pub mod skin_crossings;
 pub mod skirt;
 pub mod sportsuit;
 pub mod subdiv;

@@ -21,7 +21,12 @@
 //! (`ms_self_collision`). Times are medians over frames. `false_negatives` counts vertices whose
 //! brute-force distance is within the threshold but the obb route found nothing or a farther
 //! triangle; `max_penetration` is the deepest a cloth vertex ends inside the skin after the
-//! frame, by a winding-number oracle every 6th frame (0 when none). `ms_per_frame_total` is cloth
+//! frame, by a winding-number oracle every 6th frame (0 when none);
+//! `skin_crossing_triangles_per_frame` counts, on the same frames, unpinned cloth triangles that
+//! intersect the posed skin, and `skin_crossings_without_inside_vertex_per_frame` those with all
+//! three vertices outside it (the skin passes between the vertices: only the stage's face pass,
+//! vertex–face and edge–edge, resolves it; `face_contacts_per_frame` counts its pushes).
+//! `ms_per_frame_total` is cloth
 //! step plus collision stage plus self-collision stage.
 
 use super::output::load_average;
@@ -40,6 +45,7 @@ use rapier3d_deform::mesh::TriangleMesh;
 use rapier3d_deform::shape::DeformableMeshShape;
 use rapier3d_deform::validation::self_collisions_brute_force;
 use rapier3d_deform_scenes::garment::PinCarriers;
+use rapier3d_deform_scenes::skin_crossings::skin_crossings;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -107,6 +113,11 @@ pub struct Level {
     deepest_before: f32,
     max_penetration: f32,
     ccd_triangles: u64,
+    /// Summed over the checked frames: cloth triangles crossing the skin, those with no vertex
+    /// inside it, checked frames.
+    crossings: (usize, usize, usize),
+    /// Face-pass pushes (skin vertex–cloth face, skin edge–cloth edge), summed over frames.
+    face_contacts: usize,
 }
 
 /// Brute force: the closest triangle within `radius` per point.
@@ -202,6 +213,8 @@ fn measure(garment: Garment, frames: usize) -> Level {
         self_pairs: 0,
         self_missed: 0,
         self_reverted: 0,
+        crossings: (0, 0, 0),
+        face_contacts: 0,
     };
     let mut previous = g0;
     for f in 0..frames {
@@ -286,6 +299,7 @@ fn measure(garment: Garment, frames: usize) -> Level {
         level.contacts += s.contacts;
         level.repositioned += s.repositioned;
         level.continuous_hits += s.continuous_hits;
+        level.face_contacts += s.face_contacts;
         level.ccd_triangles += s.triangles_continuous;
         level.deepest_before = level.deepest_before.min(s.deepest);
         // Garment self-collision: the BN-Tree query and brute force on the same positions (in
@@ -325,10 +339,24 @@ fn measure(garment: Garment, frames: usize) -> Level {
             .unwrap_or_else(|e| panic!("{e}"));
         if f % 6 == 5 {
             deform_vertices(&rest, &weights, &governors, &mut posed);
+            let mut inside = Vec::with_capacity(worn.cloth.positions().len());
             for &x in worn.cloth.positions() {
                 let d = rapier3d_deform_scenes::skirt::signed_distance(&triangles, &posed, x);
                 level.max_penetration = level.max_penetration.max(-d);
+                inside.push(d < 0.0);
             }
+            let pinned: Vec<bool> = (0..inside.len()).map(|v| worn.cloth.is_pinned(v)).collect();
+            let c = skin_crossings(
+                &triangles,
+                &posed,
+                cloth_mesh.triangles(),
+                worn.cloth.positions(),
+                &pinned,
+                &inside,
+            );
+            level.crossings.0 += c.crossing_triangles;
+            level.crossings.1 += c.without_inside_vertex;
+            level.crossings.2 += 1;
         }
         previous = governors;
     }
@@ -500,6 +528,28 @@ pub fn run(
             .map(|l| l.max_penetration)
             .fold(0f32, f32::max) as f64,
         "m inside the skin after the stage (winding-number oracle, every 6th frame)",
+    );
+    let (crossing, vertex_free, checked) = measured.iter().fold((0, 0, 0), |a, l| {
+        (
+            a.0 + l.crossings.0,
+            a.1 + l.crossings.1,
+            a.2 + l.crossings.2,
+        )
+    });
+    report.metric(
+        "skin_crossing_triangles_per_frame",
+        crossing as f64 / checked.max(1) as f64,
+        "unpinned cloth triangles intersecting the skin after the stage (every 6th frame)",
+    );
+    report.metric(
+        "face_contacts_per_frame",
+        l.face_contacts as f64 / frames as f64,
+        "face-pass pushes: skin vertices through cloth faces, skin edges through cloth edges",
+    );
+    report.metric(
+        "skin_crossings_without_inside_vertex_per_frame",
+        vertex_free as f64 / checked.max(1) as f64,
+        "of those, with every vertex outside the skin: what only the face pass (vertex–face, edge–edge) catches",
     );
     report.metric(
         "max_depth_before_response",

@@ -77,7 +77,14 @@ fn run(respond: bool) -> Vec<usize> {
         }
         let left = self_collisions_brute_force(&cape_mesh, cape.cloth.positions()).unwrap();
         crossing_after.push(left.len());
-        oracle::assert_outside(&cape.cloth, &triangles, &posed, thresholds.thickness, frame);
+        oracle::assert_outside(
+            &cape.cloth,
+            &triangles,
+            &posed,
+            thresholds.thickness,
+            frame,
+            true,
+        );
         previous = g;
     }
     eprintln!(

@@ -59,16 +59,21 @@ pub fn assert_contacts_equal_brute_force(
     compared
 }
 
-/// Asserts that no cloth vertex is deeper than `thickness` inside the skin posed at `posed`;
-/// returns the largest distance of a vertex outside it.
+/// Asserts that no cloth vertex is deeper than `thickness` inside the skin posed at `posed`,
+/// and, when `face_pass` (the stage ran with [`rapier3d_deform::cloth::ContactThresholds::face_contacts`]),
+/// that the skin passes through no unpinned cloth triangle between its vertices (a crossing
+/// with all three vertices outside, which only the face pass resolves); returns the largest
+/// distance of a vertex outside the skin and the number of such crossings.
 pub fn assert_outside(
     cloth: &Cloth,
     triangles: &[[u32; 3]],
     posed: &[Vec3],
     thickness: f32,
     frame: usize,
-) -> f32 {
+    face_pass: bool,
+) -> (f32, usize) {
     let mut farthest = f32::MIN;
+    let mut inside = Vec::with_capacity(cloth.positions().len());
     for (i, &x) in cloth.positions().iter().enumerate() {
         let d = signed_distance(triangles, posed, x);
         assert!(
@@ -76,6 +81,21 @@ pub fn assert_outside(
             "frame {frame} vertex {i} ends {d} inside the skin"
         );
         farthest = farthest.max(d);
+        inside.push(d < 0.0);
     }
-    farthest
+    let pinned: Vec<bool> = (0..inside.len()).map(|v| cloth.is_pinned(v)).collect();
+    let crossings = rapier3d_deform_scenes::skin_crossings::skin_crossings(
+        triangles,
+        posed,
+        cloth.mesh().triangles(),
+        cloth.positions(),
+        &pinned,
+        &inside,
+    );
+    assert!(
+        !face_pass || crossings.without_inside_vertex == 0,
+        "frame {frame}: the skin passes between the vertices of cloth triangles {:?}",
+        crossings.vertex_free_triangles
+    );
+    (farthest, crossings.without_inside_vertex)
 }

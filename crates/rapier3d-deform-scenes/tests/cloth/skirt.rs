@@ -60,6 +60,7 @@ fn skirt_contacts_equal_brute_force_and_no_vertex_ends_inside_the_skin() {
             &posed,
             thresholds.thickness,
             frame,
+            true,
         );
         previous = g;
         std::mem::swap(&mut posed, &mut posed_before);

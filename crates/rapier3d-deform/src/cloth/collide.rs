@@ -1,6 +1,7 @@
 //! The cloth's collision stage against a skinned avatar: per vertex the continuous test over the step, then the seed's OBB → slab → closest-triangle test with its three thresholds, feedback acceleration and repositioning.
 
 use super::build::Cloth;
+use super::collide_faces::FaceSelection;
 use crate::avatar::{AvatarBoxes, AvatarQuery, SkinContact};
 use crate::bounds::BoundsWorkspace;
 use crate::error::{DeformError, Result};
@@ -30,6 +31,12 @@ pub struct ContactThresholds {
     /// Coulomb friction coefficient of a repositioned vertex against the skin (0: it slides
     /// freely, the seed's response).
     pub friction: f32,
+    /// Whether the stage also runs its face pass: skin vertices against cloth faces and skin
+    /// edges against cloth edges, for the skin passing between a cloth triangle's vertices
+    /// (which the per-vertex tests cannot see). On by default; a garment whose large triangles
+    /// bridge two limbs (a crotch spanned by one face) is pushed by both in turn and may be
+    /// driven off the body: turn it off there.
+    pub face_contacts: bool,
 }
 
 impl Default for ContactThresholds {
@@ -40,6 +47,7 @@ impl Default for ContactThresholds {
             thickness: 0.01,
             feedback_gain: 2000.0,
             friction: 0.0,
+            face_contacts: true,
         }
     }
 }
@@ -74,6 +82,11 @@ pub struct SkinCollisionStats {
     pub triangles_discrete: u64,
     /// Skin triangles the continuous test swept.
     pub triangles_continuous: u64,
+    /// Skin triangles the face pass read (vertex–face and edge–edge tests).
+    pub triangles_faces: u64,
+    /// Cloth faces and edges the face pass pushed out (a skin vertex through a cloth face, a
+    /// skin edge through a cloth edge).
+    pub face_contacts: usize,
     /// Bound on how far any skin vertex moved over the step (O(m) per box).
     pub skin_motion_bound: f32,
     /// Most negative signed distance to the skin a vertex had before the response (0 if none
@@ -102,12 +115,16 @@ pub struct SkinCollisionStats {
 ///    a vertex is classified as the closed skin would. The seed's three thresholds apply
 ///    ([`ContactThresholds`]); a repositioned vertex is tested again (up to three times), so a
 ///    vertex pushed out of one limb into another is pushed out again.
+/// 3. **Face pass** ([`ContactThresholds::face_contacts`]). The skin can also pass between a cloth triangle's vertices (a shoulder
+///    point through a cape's face, a ridge across a cloth edge) with every vertex outside: per
+///    cloth triangle with a vertex in contact, skin vertices against the face and skin edges
+///    against its edges, each pushed to the thickness outside (`collide_faces.rs`).
 ///
 /// Nothing is allocated per call after the first (buffers sized by the cloth and skin).
 #[derive(Clone, Debug)]
 pub struct SkinCollision {
-    thresholds: ContactThresholds,
-    query: AvatarQuery,
+    pub(super) thresholds: ContactThresholds,
+    pub(super) query: AvatarQuery,
     previous: Vec<Affine>,
     delta: Vec<Affine>,
     /// Per box, a bound on how far its skin moved over the step.
@@ -117,16 +134,18 @@ pub struct SkinCollision {
     previous_stamp: Vec<u32>,
     previous_vertices: Vec<Vec3>,
     /// Per skin triangle, the triangles across its edges `(0,1)`, `(1,2)`, `(2,0)`.
-    neighbours: Vec<[u32; 3]>,
+    pub(super) neighbours: Vec<[u32; 3]>,
     /// Per skin vertex, its triangles (CSR).
-    ring_start: Vec<u32>,
-    ring: Vec<u32>,
-    candidates: Vec<u32>,
+    pub(super) ring_start: Vec<u32>,
+    pub(super) ring: Vec<u32>,
+    pub(super) candidates: Vec<u32>,
     scratch: Vec<u32>,
-    states: Vec<VertexState>,
+    pub(super) states: Vec<VertexState>,
     first_contacts: Vec<Option<SkinContact>>,
     queried: Vec<Vec3>,
-    stats: SkinCollisionStats,
+    pub(super) stats: SkinCollisionStats,
+    /// Per cloth vertex, whether [`Self::push_out`]'s face pass visits its triangles.
+    pub(super) face_marks: Vec<bool>,
 }
 
 impl SkinCollision {
@@ -205,6 +224,7 @@ impl SkinCollision {
             first_contacts: Vec::new(),
             queried: Vec::new(),
             stats: SkinCollisionStats::default(),
+            face_marks: Vec::new(),
         })
     }
 
@@ -396,6 +416,10 @@ impl SkinCollision {
                 self.stats.repositioned += 1;
             }
         }
+        // 3. The face pass: the skin between a cloth triangle's vertices.
+        if th.face_contacts {
+            self.resolve_faces(cloth, avatar, dt, FaceSelection::InContact)?;
+        }
         Ok(())
     }
 
@@ -403,13 +427,16 @@ impl SkinCollision {
     /// the cloth vertices `vertices` that another stage moved (the garment's self-collision
     /// stage reverting vertices to the step's start, [`super::ClothSelfCollision::reverted`]):
     /// each found below [`ContactThresholds::surface`] is moved to the thickness outside the
-    /// skin and its velocity into the skin removed, up to three times. Returns how many moved.
+    /// skin and its velocity into the skin removed, up to three times; then the face pass
+    /// (skin vertices against cloth faces, skin edges against cloth edges) over the cloth
+    /// triangles of those vertices. Returns how many vertices the discrete test moved.
     ///
     /// # Errors
     /// [`DeformError::IndexOutOfRange`] for a vertex past the cloth's last; the query's errors.
     ///
     /// # Performance
-    /// One to three [`AvatarQuery::closest`] per vertex.
+    /// One to three [`AvatarQuery::closest`] per vertex, O(cloth triangles) to select the face
+    /// pass's triangles and its tests on them.
     pub fn push_out(
         &mut self,
         cloth: &mut Cloth,
@@ -452,6 +479,14 @@ impl SkinCollision {
             if touched {
                 moved += 1;
             }
+        }
+        if th.face_contacts && !vertices.is_empty() {
+            self.face_marks.clear();
+            self.face_marks.resize(cloth.positions.len(), false);
+            for &v in vertices {
+                self.face_marks[v as usize] = true;
+            }
+            self.resolve_faces(cloth, avatar, dt, FaceSelection::Marked)?;
         }
         Ok(moved)
     }
@@ -507,7 +542,7 @@ impl SkinCollision {
         self.epoch += 1;
     }
 
-    fn previous_vertex(&mut self, avatar: &AvatarBoxes, v: u32) -> Vec3 {
+    pub(super) fn previous_vertex(&mut self, avatar: &AvatarBoxes, v: u32) -> Vec3 {
         let v = v as usize;
         if self.previous_stamp[v] != self.epoch {
             self.previous_stamp[v] = self.epoch;
@@ -521,7 +556,7 @@ impl SkinCollision {
         avatar.mesh().triangles()[t as usize].map(|v| self.previous_vertex(avatar, v))
     }
 
-    fn current_corners(&mut self, avatar: &AvatarBoxes, t: u32) -> Result<[Vec3; 3]> {
+    pub(super) fn current_corners(&mut self, avatar: &AvatarBoxes, t: u32) -> Result<[Vec3; 3]> {
         let [a, b, c] = avatar.mesh().triangles()[t as usize];
         Ok([
             self.query.skin_vertex(avatar, a)?,
@@ -630,7 +665,13 @@ impl SkinCollision {
 
 /// Removes the part of vertex `i`'s velocity relative to the skin that points into it, and
 /// `friction` times that much of its tangential part (at most all of it).
-fn respond_velocity(cloth: &mut Cloth, i: usize, skin: Vec3, normal: Vec3, friction: f32) {
+pub(super) fn respond_velocity(
+    cloth: &mut Cloth,
+    i: usize,
+    skin: Vec3,
+    normal: Vec3,
+    friction: f32,
+) {
     let relative = cloth.velocities[i] - skin;
     let into = relative.dot(normal);
     if into < 0.0 && skin.is_finite() {
