@@ -43,7 +43,7 @@ impl SelfCollisionQuery {
     }
 
     /// The AABB of deformed triangle `t`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn triangle_aabb(&mut self, tree: &BnTree, t: u32) -> Aabb {
         let [a, b, c] = self.corners(tree, t);
         Aabb::new(a.min(b).min(c), a.max(b).max(c))
