@@ -176,7 +176,10 @@ impl SelfCollisionQuery {
             wide_governors: Vec::new(),
             sweep_boxes: Vec::new(),
             sweep_order: Vec::new(),
-            leaf_candidates: Vec::new(),
+            // A leaf holds at most this many triangles: no allocation in later leaf pairs.
+            leaf_candidates: Vec::with_capacity(
+                tree.options.leaf_triangles.min(tree.mesh.triangle_count()),
+            ),
         }
     }
 
