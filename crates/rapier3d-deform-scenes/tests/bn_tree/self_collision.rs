@@ -370,3 +370,104 @@ fn sweep_route_equals_brute_force_and_the_traversal() {
     );
     assert_eq!(swept, before, "a rejected sweep leaves its output alone");
 }
+
+/// Leaf pairs of every size (down to single triangles) report exactly the brute-force pairs on
+/// the Fox Loop-subdivided once: on frames of its Walk clip and on those frames with one bone at
+/// a time swung by up to ±115° about one of its vertices, so that limbs pass through the body and
+/// leaves meet leaves with many overlapping triangle boxes. The lazy BN-Tree and the HSC baseline
+/// share the leaf-pair code; both are checked.
+#[test]
+fn leaf_pairs_match_brute_force_under_large_single_bone_rotations() {
+    use rand::Rng;
+    use rapier3d_deform::bn_tree::BnTreeOptions;
+    let mut fox = rapier3d_deform_scenes::fox::SubdividedFox::load(
+        rapier3d_deform_scenes::asset_path("skinned/Fox.glb"),
+        1,
+    )
+    .unwrap();
+    let mesh = fox.mesh().clone();
+    let rest = fox.skinning().rest_positions().to_vec();
+    let weights = fox.skinning().weights().clone();
+    let bones = weights.governor_count();
+    // Per bone, the vertex it weighs most (the pivot of its swing).
+    let mut pivot = vec![(0usize, 0f32); bones];
+    for v in 0..rest.len() {
+        let (g, w) = weights.row(v);
+        for (&g, &w) in g.iter().zip(w) {
+            if w > pivot[g as usize].1 {
+                pivot[g as usize] = (v, w);
+            }
+        }
+    }
+    let base = fox.clip_frames(&["Walk"], 4).unwrap();
+    let mut r = rng(23);
+    let mut poses = base.clone();
+    for frame in &base {
+        for _ in 0..4 {
+            let k = r.random_range(0..bones);
+            if pivot[k].1 == 0.0 {
+                continue;
+            }
+            let axis = Vec3::new(
+                r.random_range(-1.0..1.0),
+                r.random_range(-1.0..1.0),
+                r.random_range(-1.0..1.0),
+            )
+            .normalize_or(Vec3::X);
+            let angle: f32 = r.random_range(-2.0..2.0);
+            let centre = frame[k].transform_point(rest[pivot[k].0]);
+            let rot = Mat3::from_quat(Quat::from_axis_angle(axis, angle));
+            let mut pose = frame.clone();
+            pose[k] = Affine::new(rot, centre - rot * centre).compose(&frame[k]);
+            poses.push(pose);
+        }
+    }
+    let oracles: Vec<Vec<[u32; 2]>> = poses
+        .iter()
+        .map(|g| {
+            let posed: Vec<Vec3> = (0..rest.len())
+                .map(|v| deform_vertex(&rest, &weights, g, v))
+                .collect();
+            self_collisions_brute_force(&mesh, &posed).unwrap()
+        })
+        .collect();
+    let swung_pairs: usize = oracles[base.len()..].iter().map(Vec::len).sum();
+    let walk_pairs: usize = oracles[..base.len()].iter().map(Vec::len).sum();
+    assert!(
+        swung_pairs > 4 * walk_pairs.max(1),
+        "the swings should cross limbs through the body: {swung_pairs} pairs swung, {walk_pairs} walking"
+    );
+    let mut out = Vec::new();
+    for leaf_triangles in [1, 3, 16, 64] {
+        let options = BnTreeOptions {
+            leaf_triangles,
+            ..BnTreeOptions::SELF_COLLISION
+        };
+        let tree = BnTree::build_with(&mesh, &rest, &weights, options).unwrap();
+        let mut lazy = SelfCollisionQuery::new(&tree);
+        let mut hsc = SelfCollisionQuery::new(&tree);
+        for (f, (g, oracle)) in poses.iter().zip(&oracles).enumerate() {
+            lazy.run(
+                &tree,
+                g,
+                RefitPolicy::OnDemand,
+                CullingMode::Conservative,
+                &mut out,
+            )
+            .unwrap();
+            assert_eq!(
+                &out, oracle,
+                "leaves of {leaf_triangles}, pose {f}: BN-Tree"
+            );
+            hsc.run(
+                &tree,
+                g,
+                RefitPolicy::BottomUpEveryFrame,
+                CullingMode::Conservative,
+                &mut out,
+            )
+            .unwrap();
+            assert_eq!(&out, oracle, "leaves of {leaf_triangles}, pose {f}: HSC");
+        }
+    }
+}

@@ -88,14 +88,19 @@ impl SweepQuantizer {
     }
 }
 
-/// Sorts `items` by their high half, a key of `8 * passes` bits, with stable counting passes
-/// of 8 bits.
+/// Sorts `items` by their high half, a key below `buckets^passes`, with stable counting passes
+/// of 8 bits each using `buckets` (at most 256) counters: one pass of fewer counters for keys of
+/// fewer bits.
+///
+/// # Panics
+/// When `buckets > 256`, or a digit of a key is `≥ buckets` (a caller bug).
 ///
 /// # Performance
-/// O(n + 256) per pass, no allocation once `spare` has grown.
-fn radix_sort_by_key(items: &mut Vec<u64>, spare: &mut Vec<u64>, passes: u32) {
+/// O(n + buckets) per pass, no allocation once `spare` has grown.
+fn radix_sort_by_key(items: &mut Vec<u64>, spare: &mut Vec<u64>, passes: u32, buckets: usize) {
     for shift in (0..passes).map(|pass| 32 + 8 * pass) {
-        let mut offsets = [0u32; 256];
+        let mut counters = [0u32; 256];
+        let offsets = &mut counters[..buckets];
         for &item in items.iter() {
             offsets[((item >> shift) & 0xff) as usize] += 1;
         }
@@ -104,7 +109,7 @@ fn radix_sort_by_key(items: &mut Vec<u64>, spare: &mut Vec<u64>, passes: u32) {
             continue;
         }
         let mut sum = 0;
-        for slot in &mut offsets {
+        for slot in offsets.iter_mut() {
             (*slot, sum) = (sum, sum + *slot);
         }
         spare.clear();
@@ -357,10 +362,21 @@ fn projected_segments_are_disjoint(
     } else {
         (1, 0)
     };
-    // 8-bit keys (one counting pass) for the usual contours of a few hundred segments: their
-    // 256 buckets are about as fine as the segments, so ties add few candidates.
-    let passes = if segments.len() <= 512 { 1 } else { 2 };
-    let quantizer = SweepQuantizer::new(lo[x], hi[x], (1 << (8 * passes)) - 1);
+    // One counting pass up to 512 segments, with about twice as many buckets as segments (4 to
+    // 8 bits): buckets about as fine as the segments, so ties add few candidates, and a contour
+    // of 45 segments (the Fox's usual) does not pay for 256 counters. Two 8-bit passes above.
+    let (passes, buckets) = if segments.len() <= 512 {
+        let bits = (usize::BITS - segments.len().leading_zeros() + 1).clamp(4, 8);
+        (1, 1usize << bits)
+    } else {
+        (2, 256)
+    };
+    let max_key = if passes == 1 {
+        buckets as u32 - 1
+    } else {
+        u32::from(u16::MAX)
+    };
+    let quantizer = SweepQuantizer::new(lo[x], hi[x], max_key);
     keys.clear();
     keys.extend(
         segments
@@ -368,7 +384,7 @@ fn projected_segments_are_disjoint(
             .enumerate()
             .map(|(i, s)| (u64::from(quantizer.key(s.p[x].min(s.q[x]))) << 32) | i as u64),
     );
-    radix_sort_by_key(keys, spare, passes);
+    radix_sort_by_key(keys, spare, passes, buckets);
     sweep.clear();
     sweep.extend(keys.iter().map(|&key| {
         let i = (key & 0xffff_ffff) as u32;
@@ -534,7 +550,8 @@ mod tests {
     }
 
     /// Keys never decrease with the coordinate (also outside the range and for a zero range),
-    /// stay within their 8 or 16 bits inside the range, and the radix sort orders by key.
+    /// stay at most their largest key inside the range, and the radix sort orders by key with
+    /// 256 or fewer counters per pass.
     #[test]
     fn quantized_keys_are_monotone_and_radix_sort_orders_them() {
         use rand::{Rng, SeedableRng};
@@ -543,7 +560,12 @@ mod tests {
             let mut xs: Vec<f64> = (0..2000).map(|_| rng.random_range(lo..=hi)).collect();
             xs.extend([lo, hi, lo - 1.0, hi + 1.0]);
             xs.sort_by(f64::total_cmp);
-            for (max_key, passes) in [(u32::from(u16::MAX), 2), (u32::from(u8::MAX), 1)] {
+            for (max_key, passes, buckets) in [
+                (u32::from(u16::MAX), 2, 256),
+                (u32::from(u8::MAX), 1, 256),
+                (127, 1, 128),
+                (15, 1, 16),
+            ] {
                 let q = SweepQuantizer::new(lo, hi, max_key);
                 for w in xs.windows(2) {
                     assert!(q.key(w[0]) <= q.key(w[1]), "{w:?} in [{lo}, {hi}]");
@@ -555,7 +577,7 @@ mod tests {
                     .enumerate()
                     .map(|(i, &x)| u64::from(q.key(x).min(max_key)) << 32 | i as u64)
                     .collect();
-                radix_sort_by_key(&mut items, &mut Vec::new(), passes);
+                radix_sort_by_key(&mut items, &mut Vec::new(), passes, buckets);
                 assert!(items.windows(2).all(|w| w[0] >> 32 <= w[1] >> 32));
             }
         }

@@ -141,6 +141,9 @@ pub struct SelfCollisionQuery {
     sweep_boxes: Vec<(Vec3, Vec3)>,
     /// Triangles in sweep order.
     sweep_order: Vec<u32>,
+    /// Triangles of one leaf (with their boxes) that meet the other leaf's box, in a leaf
+    /// pair's exact tests.
+    leaf_candidates: Vec<(u32, Aabb)>,
 }
 
 impl SelfCollisionQuery {
@@ -173,6 +176,10 @@ impl SelfCollisionQuery {
             wide_governors: Vec::new(),
             sweep_boxes: Vec::new(),
             sweep_order: Vec::new(),
+            // A leaf holds at most this many triangles: no allocation in later leaf pairs.
+            leaf_candidates: Vec::with_capacity(
+                tree.options.leaf_triangles.min(tree.mesh.triangle_count()),
+            ),
         }
     }
 
@@ -219,6 +226,7 @@ impl SelfCollisionQuery {
             + self.stack.capacity() * core::mem::size_of::<Task>()
             + self.sweep_boxes.capacity() * size_of::<(Vec3, Vec3)>()
             + self.sweep_order.capacity() * size_of::<u32>()
+            + self.leaf_candidates.capacity() * size_of::<(u32, Aabb)>()
             + self.contour.heap_bytes()
             + self.points.capacity() * 12
     }

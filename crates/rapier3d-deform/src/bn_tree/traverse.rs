@@ -217,7 +217,7 @@ impl SelfCollisionQuery {
         }
         // Adjacent patches can still be far apart except at the shared vertices: the box test
         // prunes nothing there, so go straight to the split.
-        self.split_pair(tree, a, b, true, out);
+        self.split_pair(tree, governors, a, b, true, out);
     }
 
     fn collide(
@@ -236,7 +236,7 @@ impl SelfCollisionQuery {
             self.stats.pruned_by_boxes += 1;
             return;
         }
-        self.split_pair(tree, a, b, false, out);
+        self.split_pair(tree, governors, a, b, false, out);
     }
 
     /// Descends the larger of two patches (or tests triangles when both are leaves).
@@ -244,6 +244,7 @@ impl SelfCollisionQuery {
     fn split_pair(
         &mut self,
         tree: &BnTree,
+        governors: &[Affine],
         a: u32,
         b: u32,
         share_edge: bool,
@@ -252,7 +253,7 @@ impl SelfCollisionQuery {
         let (na, nb) = (tree.nodes[a as usize], tree.nodes[b as usize]);
         let (split, keep) = match (na.children, nb.children) {
             (None, None) => {
-                self.leaf_pair(tree, a, b, out);
+                self.leaf_pair(tree, governors, a, b, out);
                 return;
             }
             (Some(_), None) => (a, b),
@@ -280,19 +281,50 @@ impl SelfCollisionQuery {
         }
     }
 
-    fn leaf_pair(&mut self, tree: &BnTree, a: u32, b: u32, out: &mut Vec<[u32; 2]>) {
+    /// Exact tests between two leaves, for the triangle pairs whose boxes overlap: each
+    /// triangle's box is computed once, and only triangles whose box meets the other leaf's box
+    /// take part (a triangle's box lies inside its leaf's box, so no overlapping pair is lost).
+    ///
+    /// # Performance
+    /// O(|a| + |b|) boxes plus one box test per pair of candidates; no allocation after
+    /// warm-up.
+    fn leaf_pair(
+        &mut self,
+        tree: &BnTree,
+        governors: &[Affine],
+        a: u32,
+        b: u32,
+        out: &mut Vec<[u32; 2]>,
+    ) {
+        let (box_a, box_b) = (
+            self.node_aabb(tree, governors, a),
+            self.node_aabb(tree, governors, b),
+        );
         let (na, nb) = (tree.nodes[a as usize], tree.nodes[b as usize]);
-        for i in na.first..na.first + na.count {
-            let t1 = tree.order[i as usize];
-            let box1 = self.triangle_aabb(tree, t1);
-            for j in nb.first..nb.first + nb.count {
-                let t2 = tree.order[j as usize];
-                let box2 = self.triangle_aabb(tree, t2);
-                if aabbs_overlap(&box1, &box2) {
-                    self.exact_test(tree, t1, t2, out);
+        let mut candidates = core::mem::take(&mut self.leaf_candidates);
+        candidates.clear();
+        for j in nb.first..nb.first + nb.count {
+            let t2 = tree.order[j as usize];
+            let box2 = self.triangle_aabb(tree, t2);
+            if aabbs_overlap(&box2, &box_a) {
+                candidates.push((t2, box2));
+            }
+        }
+        if !candidates.is_empty() {
+            for i in na.first..na.first + na.count {
+                let t1 = tree.order[i as usize];
+                let box1 = self.triangle_aabb(tree, t1);
+                if !aabbs_overlap(&box1, &box_b) {
+                    continue;
+                }
+                for &(t2, box2) in &candidates {
+                    if aabbs_overlap(&box1, &box2) {
+                        self.exact_test(tree, t1, t2, out);
+                    }
                 }
             }
         }
+        self.leaf_candidates = candidates;
     }
 
     #[inline]
