@@ -29,6 +29,7 @@ pub mod fox;
 pub mod garment;
 pub mod primitives;
 pub mod render;
+pub mod santas;
 pub mod sdf_mesh;
 pub mod self_colliding;
 pub mod skirt;
