@@ -82,15 +82,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .collect(),
             colours,
             subtitle: format!(
-                "{} bodies, {} particles, {} triangles: {} contact points, {} self pairs, \
-                 {inside} vertices inside another body (deepest {:.1} mm), lowest vertex y = {:.3} m",
+                "{} bodies, {} triangles: {} contacts, {} self pairs, {inside} vertices in \
+                 others (deepest {:.0} mm), lowest vertex {:.0} mm",
                 pile.body_count(),
-                pile.particle_count(),
                 pile.triangle_count(),
                 stats.contact_points,
                 stats.self_pairs,
                 deepest * 1e3,
-                pile.lowest_vertex()
+                pile.lowest_vertex() * 1e3
             ),
         });
     }

@@ -27,14 +27,19 @@
 //!
 //! **What carries the contact forces.** The surfaces' contact manifolds, read after the step:
 //! each point lies on a triangle of each surface (the manifold's sub-shape ids), and the
-//! triangle's three vertex weight rows, averaged, spread the contact over the particles. A
-//! projected Gauss–Seidel pass over the points ([`CONTACT_ITERATIONS`]) then changes the
-//! particles' velocities so the surfaces stop approaching at each point (a gap `d > 0` may close
-//! within the next step; a penetration is pushed out at [`PUSH_OUT`]`/dt` of its depth beyond
-//! [`SLOP`], capped at [`MAX_PUSH_SPEED`]), with Coulomb friction [`FRICTION`]. The impulse of a
-//! point on body `A` changes particle `i`'s velocity by `w_i λ n / m`, the generalised impulse of
-//! the vertex blend `Σ w_i x_i`. The ground (a fixed cuboid, top at `y = 0`) is an infinite mass.
-//! Both surface kinds run exactly this code, so they differ only in how contacts are found.
+//! triangle's three vertex weight rows, averaged, spread the contact over the particles. The
+//! manifolds are from the poses before the step, so each gap is first moved on by the step's
+//! relative normal velocity. A projected Gauss–Seidel pass over the points
+//! ([`CONTACT_ITERATIONS`]) then finds impulses so the surfaces stop approaching at each point (a
+//! gap `d > 0` may close within the next step; a penetration is pushed out at [`PUSH_OUT`]`/dt`
+//! of its depth beyond [`SLOP`], capped at [`MAX_PUSH_SPEED`]), with Coulomb friction
+//! [`FRICTION`], each body responding as a rigid body (the particles' centre of mass and
+//! inertia): the springs are stiff, so within a step an impulse moves the whole body. Each
+//! particle's velocity then changes by `1 − LOCAL_SHARE` of its body's rigid response plus
+//! [`LOCAL_SHARE`] of the impulses at the points it governs (`w_i j / m`, the generalised impulse
+//! of the vertex blend `Σ w_i x_i`); both parts carry the same total impulse. The ground (a fixed
+//! cuboid, top at `y = 0`) is an infinite mass. Both surface kinds run exactly this code, so they
+//! differ only in how contacts are found.
 //!
 //! **Self-collisions.** After the step each crate surface is checked against itself with
 //! [`DeformableMeshSelfCollisions`] (one BN-Tree query per mesh); the `TriMesh` kind uses the
@@ -121,10 +126,10 @@ impl SantaAsset {
     ///
     /// # Errors
     /// The loader's [`LoadError`]s, and [`LoadError::Deform`] for those of
-    /// [`SantaAsset::new`].
+    /// [`SantaAsset::from_teddy`].
     ///
     /// # Performance
-    /// Loading plus [`SantaAsset::new`].
+    /// Loading plus [`SantaAsset::from_teddy`].
     pub fn from_obj_file(path: impl AsRef<Path>) -> std::result::Result<Self, LoadError> {
         let teddy = Teddy::from_obj_file(path, 0)?;
         Ok(Self::from_teddy(&teddy)?)
