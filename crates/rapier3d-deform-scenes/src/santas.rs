@@ -91,7 +91,7 @@ pub const MAX_PUSH_SPEED: f32 = 2.0;
 pub const FRICTION: f32 = 0.5;
 /// Share of a contact impulse given to the particles under the contact (the rest moves the
 /// body rigidly; both carry the same total impulse).
-pub const LOCAL_SHARE: f32 = 0.3;
+pub const LOCAL_SHARE: f32 = 0.1;
 /// Contact prediction distance (m): a body that fell 2.2 m moves 11 cm per 60 Hz step, so
 /// contacts are found one step before the surfaces meet.
 pub const PREDICTION: f32 = 0.03;
