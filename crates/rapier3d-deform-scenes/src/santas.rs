@@ -839,7 +839,8 @@ impl SantaPile {
     }
 
     /// Vertices of one body inside another closed body (ray parity against that body's
-    /// collider), and the deepest of them (its distance to the other surface).
+    /// collider, voted over three directions), and the deepest of them (its distance to the
+    /// other surface).
     ///
     /// # Performance
     /// O(bodies² + inside tests · ray casts); only vertices within the other body's box are cast.
@@ -873,21 +874,31 @@ impl SantaPile {
     }
 }
 
-/// Ray parity: an odd number of surface crossings along a fixed, slightly tilted direction.
+/// Ray parity, voted over three fixed, slightly tilted directions (inside when at least two see an
+/// odd number of surface crossings): one ray that grazes an edge or a vertex counts a crossing
+/// twice or not at all.
 fn inside_closed(shape: &dyn Shape, point: Vec3) -> bool {
-    let dir = Vec3::new(0.0137, 1.0, 0.0291).normalize();
-    let mut origin = point;
-    let mut hits = 0;
-    for _ in 0..256 {
-        match shape.cast_local_ray(&Ray::new(origin, dir), f32::MAX, false) {
-            Some(t) => {
-                hits += 1;
-                origin += dir * (t + 1e-5);
+    let directions = [
+        Vec3::new(0.0137, 1.0, 0.0291),
+        Vec3::new(1.0, 0.0213, -0.0377),
+        Vec3::new(-0.0419, 0.0173, 1.0),
+    ];
+    let odd = |dir: Vec3| {
+        let dir = dir.normalize();
+        let mut origin = point;
+        let mut hits = 0;
+        for _ in 0..256 {
+            match shape.cast_local_ray(&Ray::new(origin, dir), f32::MAX, false) {
+                Some(t) => {
+                    hits += 1;
+                    origin += dir * (t + 1e-5);
+                }
+                None => break,
             }
-            None => break,
         }
-    }
-    hits % 2 == 1
+        hits % 2 == 1
+    };
+    directions.into_iter().filter(|&d| odd(d)).count() >= 2
 }
 
 /// Brute-force inter-body collisions: every pair `(body1, t1, body2, t2)` (`body1 < body2`) of

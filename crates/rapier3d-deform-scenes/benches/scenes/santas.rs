@@ -224,8 +224,9 @@ pub fn run(options: &RunOptions) -> SceneReport {
     report.metric(
         "vertices_inside_other_body_max",
         checks.inside_max as f64,
-        "most vertices inside another closed body in a checked frame (ray parity; contacts \
-         resolve penetrations over steps, so resting contact leaves some)",
+        "most vertices inside another closed body in a checked frame (ray parity voted over \
+         three directions; contacts resolve penetrations over steps, so resting contact leaves \
+         some)",
     );
     report.metric(
         "deepest_inside_mm",
