@@ -31,6 +31,8 @@ mod output;
 mod proxy_fit;
 #[path = "scenes/runner.rs"]
 mod runner;
+#[path = "scenes/santas.rs"]
+mod santas;
 #[path = "scenes/self_collision.rs"]
 mod self_collision;
 #[path = "scenes/self_fox_game.rs"]
@@ -93,6 +95,14 @@ const SCENES: &[Scene] = &[
         description: "the same on Spot (23k triangles) under point-based animation with 24 \
                       particles (the paper's Fig. 4)",
         run: self_collision::run_teddy,
+    },
+    Scene {
+        name: "santas",
+        description: "8 (quick) or 32 Spots under point-based animation, 24 spring-joined Rapier \
+                      particles each, falling into a pile: crate DeformableMeshShapes (O(m) \
+                      pose) vs deforming TriMeshes (every vertex + set_vertices), inter-body and \
+                      self pairs vs brute force, vertices inside other bodies",
+        run: santas::run,
     },
     Scene {
         name: "proxy_fit",

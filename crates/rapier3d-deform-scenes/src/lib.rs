@@ -3,6 +3,7 @@
 //! | module | what it holds |
 //! |---|---|
 //! | [`cat`], [`cloth`], [`teddy`], [`fox`] | the self-collision scenes of the BN-Tree paper (procedural cat, hanging cloth, point-based teddy) and the Khronos Fox |
+//! | [`santas`] | colliding point-based bodies: Spots whose 24 particles are spring-joined Rapier bodies, crate or `TriMesh` surfaces, a contact pass driving the particles, brute-force inter-body pairs |
 //! | [`characters`] | the Fox and Kenney's platformer character walking through falling balls (skinned colliders, surface velocities) |
 //! | [`car`], [`barrel`], [`crash`] | plastic car and barrel assets with damage examples, the crash and barrel-drop layouts |
 //! | [`primitives`] | the closed box shared by examples, tests and the API harness |
@@ -30,6 +31,7 @@ pub mod fox;
 pub mod garment;
 pub mod primitives;
 pub mod render;
+pub mod santas;
 pub mod sdf_mesh;
 pub mod self_colliding;
 pub mod skin_crossings;
