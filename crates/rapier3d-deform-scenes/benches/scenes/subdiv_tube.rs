@@ -21,23 +21,19 @@
 
 use super::output::load_average;
 use super::runner::{FrameTable, PlotSpec, RunOptions, SceneReport, Section, median};
+use super::subdiv_limit::check_bounds;
 use rapier3d_deform::bn_tree::{BnTree, BnTreeOptions, CullingMode, SelfCollisionQuery};
 use rapier3d_deform::deformation::LoopSubdivision;
 use rapier3d_deform::governor::GovernedDeformation;
-use rapier3d_deform::limit_surface::{
-    LimitHierarchy, LimitInterferenceQuery, LimitPatches, NormalBound, SubPatchView,
-};
+use rapier3d_deform::limit_surface::{LimitHierarchy, LimitInterferenceQuery};
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform::mesh::TriangleMesh;
-use rapier3d_deform_scenes::subdiv::{bend, tube_cage};
-use std::collections::HashMap;
+use rapier3d_deform_scenes::subdiv::{EdgeTolerance, bend, level_resolving, tube_cage};
 use std::time::Instant;
 
 const RADIUS: f32 = 0.5;
 const LENGTH: f32 = 4.0;
 const TOLERANCE: f64 = 0.03;
-/// Level of the dense limit-surface samples for the bound checks.
-const SAMPLE_LEVEL: u32 = 3;
 
 fn pose(cage: &TriangleMesh, angle: f32) -> Vec<Vec3> {
     bend(
@@ -48,192 +44,12 @@ fn pose(cage: &TriangleMesh, angle: f32) -> Vec<Vec3> {
     )
 }
 
-fn longest_edge(p: &[Vec3], tris: &[[u32; 3]]) -> f64 {
-    tris.iter()
-        .flat_map(|t| (0..3).map(move |c| (t[c], t[(c + 1) % 3])))
-        .map(|(a, b)| (p[a as usize] - p[b as usize]).length() as f64)
-        .fold(0.0, f64::max)
-}
-
-fn edge_above(points: &[[f64; 3]], tolerance: f64) -> bool {
-    (0..3).any(|c| {
-        let (a, b) = (points[c], points[(c + 1) % 3]);
-        let d = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
-        (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt() > tolerance
-    })
-}
-
-fn loop_beta(n: usize) -> f64 {
-    let c = 0.375 + 0.25 * (std::f64::consts::TAU / n as f64).cos();
-    (0.625 - c * c) / n as f64
-}
-
-/// One Loop step of a closed mesh in f64 (Loop's original β; children of triangle `t` at
-/// `4t..4t+4` in `LoopSubdivision`'s order), an independent reference for the bound checks.
-fn loop_step(p: &[[f64; 3]], tris: &[[u32; 3]]) -> (Vec<[f64; 3]>, Vec<[u32; 3]>) {
-    let n = p.len();
-    let mut opposite: HashMap<(u32, u32), u32> = HashMap::new();
-    let mut neighbours: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for t in tris {
-        for c in 0..3 {
-            let (a, b) = (t[c], t[(c + 1) % 3]);
-            opposite.insert((a, b), t[(c + 2) % 3]);
-            neighbours[a as usize].push(b);
-        }
-    }
-    let mut out: Vec<[f64; 3]> = (0..n)
-        .map(|v| {
-            let k = neighbours[v].len();
-            let beta = loop_beta(k);
-            let mut q = p[v].map(|x| (1.0 - k as f64 * beta) * x);
-            for &w in &neighbours[v] {
-                for d in 0..3 {
-                    q[d] += beta * p[w as usize][d];
-                }
-            }
-            q
-        })
-        .collect();
-    let mut edge_id: HashMap<(u32, u32), u32> = HashMap::new();
-    let mut mid = |a: u32, b: u32, out: &mut Vec<[f64; 3]>| -> u32 {
-        let key = (a.min(b), a.max(b));
-        *edge_id.entry(key).or_insert_with(|| {
-            let (c, d) = (opposite[&(a, b)], opposite[&(b, a)]);
-            let q = [0, 1, 2].map(|i| {
-                0.375 * (p[a as usize][i] + p[b as usize][i])
-                    + 0.125 * (p[c as usize][i] + p[d as usize][i])
-            });
-            out.push(q);
-            (out.len() - 1) as u32
-        })
-    };
-    let mut fine = Vec::with_capacity(4 * tris.len());
-    for &[a, b, c] in tris {
-        let (ab, bc, ca) = (
-            mid(a, b, &mut out),
-            mid(b, c, &mut out),
-            mid(c, a, &mut out),
-        );
-        fine.extend([[a, ab, ca], [ab, b, bc], [ca, bc, c], [ab, bc, ca]]);
-    }
-    (out, fine)
-}
-
-/// Limit position and limit normal of every vertex of a closed mesh (Loop's limit and tangent
-/// masks over the counter-clockwise 1-ring).
-fn limit_samples(p: &[[f64; 3]], tris: &[[u32; 3]]) -> Vec<([f64; 3], [f64; 3])> {
-    let mut next: HashMap<(u32, u32), u32> = HashMap::new();
-    let mut any = vec![u32::MAX; p.len()];
-    for t in tris {
-        for c in 0..3 {
-            next.insert((t[c], t[(c + 1) % 3]), t[(c + 2) % 3]);
-            any[t[c] as usize] = t[(c + 1) % 3];
-        }
-    }
-    (0..p.len() as u32)
-        .map(|v| {
-            let mut ring = vec![any[v as usize]];
-            loop {
-                let r = next[&(v, *ring.last().unwrap_or(&0))];
-                if r == ring[0] {
-                    break;
-                }
-                ring.push(r);
-            }
-            let n = ring.len();
-            let chi = 1.0 / (3.0 / (8.0 * loop_beta(n)) + n as f64);
-            let mut pos = p[v as usize].map(|x| (1.0 - n as f64 * chi) * x);
-            let (mut t1, mut t2) = ([0.0; 3], [0.0; 3]);
-            for (i, &r) in ring.iter().enumerate() {
-                let a = std::f64::consts::TAU * i as f64 / n as f64;
-                for d in 0..3 {
-                    pos[d] += chi * p[r as usize][d];
-                    t1[d] += a.cos() * p[r as usize][d];
-                    t2[d] += a.sin() * p[r as usize][d];
-                }
-            }
-            let normal = [
-                t1[1] * t2[2] - t1[2] * t2[1],
-                t1[2] * t2[0] - t1[0] * t2[2],
-                t1[0] * t2[1] - t1[1] * t2[0],
-            ];
-            (pos, normal)
-        })
-        .collect()
-}
-
-struct Checks {
-    violations: usize,
-    slack_deg: Vec<f64>,
-}
-
-/// Boxes and cones of every patch against the dense samples of `posed`.
-fn check_bounds(cage: &TriangleMesh, posed: &[Vec3], hierarchy: &mut LimitHierarchy) -> Checks {
-    let patches = LimitPatches::new(cage).unwrap_or_else(|e| panic!("{e}"));
-    let cones = patches
-        .normal_bounds(posed)
-        .unwrap_or_else(|e| panic!("{e}"));
-    let mut p: Vec<[f64; 3]> = posed
-        .iter()
-        .map(|v| [v.x as f64, v.y as f64, v.z as f64])
-        .collect();
-    let mut tris = cage.triangles().to_vec();
-    for _ in 0..SAMPLE_LEVEL {
-        (p, tris) = loop_step(&p, &tris);
-    }
-    let samples = limit_samples(&p, &tris);
-    let mut widest = vec![0.0f64; cones.len()];
-    let mut violations = 0;
-    for (f, tri) in tris.iter().enumerate() {
-        let t = f >> (2 * SAMPLE_LEVEL);
-        let (lo, hi) = hierarchy.patch_aabb(t).unwrap_or_else(|e| panic!("{e}"));
-        for &v in tri {
-            let (pos, normal) = samples[v as usize];
-            if (0..3).any(|d| pos[d] < lo[d] || pos[d] > hi[d]) {
-                violations += 1;
-            }
-            match &cones[t] {
-                NormalBound::Cone(c) => {
-                    let a = c.angle_to(normal);
-                    widest[t] = widest[t].max(a);
-                    if a > c.half_angle() {
-                        violations += 1;
-                    }
-                }
-                NormalBound::Unbounded => {}
-            }
-        }
-    }
-    let slack_deg = cones
-        .iter()
-        .zip(&widest)
-        .filter_map(|(c, &w)| c.cone().map(|c| (c.half_angle() - w).to_degrees()))
-        .collect();
-    Checks {
-        violations,
-        slack_deg,
-    }
-}
-
 /// Runs the scene.
 pub fn run(options: &RunOptions) -> SceneReport {
     let frames = if options.quick { 4 } else { 12 };
     let load_before = load_average();
     let cage = tube_cage(8, 8, RADIUS, LENGTH);
-    let mut k = 0u32;
-    while longest_edge(
-        LoopSubdivision::new(cage.clone(), k)
-            .unwrap_or_else(|e| panic!("{e}"))
-            .mesh()
-            .positions(),
-        LoopSubdivision::new(cage.clone(), k)
-            .unwrap_or_else(|e| panic!("{e}"))
-            .mesh()
-            .triangles(),
-    ) > TOLERANCE
-    {
-        k += 1;
-    }
+    let k = level_resolving(&cage, TOLERANCE, 8);
     eprintln!(
         "  tube cage: {} control points, {} patches; level {k} resolves {TOLERANCE}",
         cage.vertex_count(),
@@ -251,9 +67,9 @@ pub fn run(options: &RunOptions) -> SceneReport {
     let mut bn_query = SelfCollisionQuery::new(&tree);
     let mut hierarchy = LimitHierarchy::new(&cage).unwrap_or_else(|e| panic!("{e}"));
     let mut query = LimitInterferenceQuery::new();
-    let mut oracle = |a: &SubPatchView<'_>, b: &SubPatchView<'_>| {
-        a.sub.depth < k
-            && (edge_above(a.control_points, TOLERANCE) || edge_above(b.control_points, TOLERANCE))
+    let mut oracle = EdgeTolerance {
+        tolerance: TOLERANCE,
+        max_depth: k,
     };
     // Warm-up, untimed: the eigen tables of the cage's valences are built on first use. Posed
     // at the last frame's bend, so that the first timed frame refits the control points it moves
