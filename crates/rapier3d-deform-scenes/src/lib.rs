@@ -11,7 +11,7 @@
 //! | [`bvh_refit`] | the deform-all + BVH-refit self-collision baseline |
 //! | [`self_colliding`] | small deformed meshes that self-collide (test fixtures) |
 //! | [`skirt`], [`cape`], [`sportsuit`], [`garment`] | garments on animated avatars: a skirt on the walking RiggedFigure, a cape on the running Fox, the MakeHuman sportsuit on a walking body derived from it, pins carried by skin weights |
-//! | [`subdiv`] | Loop control meshes for limit-surface scenes: the capsule tube and its prescribed bend, a jittered sphere cage |
+//! | [`subdiv`] | Loop control meshes for limit-surface scenes and their prescribed deformations (the bent capsule tube, a genus-3 torus with a bridge pushed through its bar, a partially everted sphere, a jittered sphere cage), the scenes' tolerance oracle, pictures of a query's result |
 //! | [`api_fuzz`] | the structured fuzzing harness over the public API (proptest and libFuzzer drive it) |
 //! | [`asset_path`] | where the bundled assets live |
 #![warn(missing_docs)]

@@ -245,28 +245,41 @@ pub struct ToleranceScene<'a> {
 }
 
 /// One tolerance's two routes and what they measured.
-struct Route {
-    tolerance: f64,
-    k: u32,
-    fine: LoopSubdivision,
+pub struct Route {
+    /// The tolerance.
+    pub tolerance: f64,
+    /// The level that resolves it.
+    pub k: u32,
+    /// The level-k route: the Loop mesh, its BN-Tree, query and last pairs.
+    pub fine: LoopSubdivision,
     tree: BnTree,
     bn_query: SelfCollisionQuery,
-    pairs: Vec<[u32; 2]>,
-    hierarchy: LimitHierarchy,
-    query: LimitInterferenceQuery,
+    /// The level-k crossing pairs of the last frame.
+    pub pairs: Vec<[u32; 2]>,
+    /// The limit route: hierarchy, query, oracle.
+    pub hierarchy: LimitHierarchy,
+    /// The limit query (its last result).
+    pub query: LimitInterferenceQuery,
     oracle: EdgeTolerance,
-    ms_limit: Vec<f64>,
-    ms_level: Vec<f64>,
-    /// (limit ms, level-k ms) of the frames without, and with, level-k crossings.
-    apart: (Vec<f64>, Vec<f64>),
-    crossing: (Vec<f64>, Vec<f64>),
-    visited: Vec<f64>,
-    uncovered: usize,
-    last: [f64; 3],
+    /// Per frame: limit ms.
+    pub ms_limit: Vec<f64>,
+    /// Per frame: level-k ms.
+    pub ms_level: Vec<f64>,
+    /// (limit ms, level-k ms) of the frames without level-k crossings.
+    pub apart: (Vec<f64>, Vec<f64>),
+    /// (limit ms, level-k ms) of the frames with level-k crossings.
+    pub crossing: (Vec<f64>, Vec<f64>),
+    /// Per frame: limit patches visited.
+    pub visited: Vec<f64>,
+    /// Level-k crossings not paired by the limit result, summed over frames.
+    pub uncovered: usize,
+    /// The last frame's deepest sub-patch, interfering regions and level-k pairs.
+    pub last: [f64; 3],
 }
 
 impl Route {
-    fn new(cage: &TriangleMesh, tolerance: f64, warm_up: &[Vec3]) -> Self {
+    /// Both routes for `tolerance` on `cage`, warmed up untimed at `warm_up`.
+    pub fn new(cage: &TriangleMesh, tolerance: f64, warm_up: &[Vec3]) -> Self {
         let k = level_resolving(cage, tolerance, MAX_LEVEL);
         let fine = LoopSubdivision::new(cage.clone(), k).unwrap_or_else(|e| panic!("{e}"));
         let tree = BnTree::build_with(
@@ -313,7 +326,7 @@ impl Route {
     }
 
     /// Both routes on one pose, in the order `limit_first`; returns (limit ms, level-k ms).
-    fn frame(&mut self, posed: &[Vec3], limit_first: bool) -> (f64, f64) {
+    pub fn frame(&mut self, posed: &[Vec3], limit_first: bool) -> (f64, f64) {
         let (mut t_limit, mut t_level) = (0.0, 0.0);
         for limit in [limit_first, !limit_first] {
             let start = Instant::now();
@@ -584,6 +597,24 @@ pub fn run_tolerances(scene: &ToleranceScene<'_>, quick: bool) -> SceneReport {
             routes[finest].tolerance
         ),
     );
+    report_checks(
+        &mut report,
+        violations,
+        &mut slack,
+        routes.iter().map(|r| r.uncovered).sum(),
+        load_before,
+    );
+    report
+}
+
+/// The checks' metrics every limit-surface scene reports, and the load average.
+pub fn report_checks(
+    report: &mut SceneReport,
+    violations: usize,
+    slack: &mut [f64],
+    uncovered: usize,
+    load_before: Option<f64>,
+) {
     report.metric(
         "bound_violations",
         violations as f64,
@@ -591,17 +622,16 @@ pub fn run_tolerances(scene: &ToleranceScene<'_>, quick: bool) -> SceneReport {
     );
     report.metric(
         "normal_bound_halfangle_slack_deg",
-        median(&mut slack),
+        median(slack),
         "median over patches and checked frames: half-angle minus the widest sampled normal",
     );
     report.metric(
         "level_k_pairs_uncovered",
-        routes.iter().map(|r| r.uncovered).sum::<usize>() as f64,
-        "level-k crossings whose control patches the limit result does not pair, every \
-         tolerance and frame; target 0",
+        uncovered as f64,
+        "level-k crossings whose control patches the limit result does not pair (every \
+         tolerance and frame); target 0",
     );
     if let (Some(a), Some(b)) = (load_before, load_average()) {
         report.metric("load_average", 0.5 * (a + b), "1-minute, before and after");
     }
-    report
 }

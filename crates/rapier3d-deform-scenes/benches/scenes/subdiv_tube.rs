@@ -21,15 +21,10 @@
 
 use super::output::load_average;
 use super::runner::{FrameTable, PlotSpec, RunOptions, SceneReport, Section, median};
-use super::subdiv_limit::check_bounds;
-use rapier3d_deform::bn_tree::{BnTree, BnTreeOptions, CullingMode, SelfCollisionQuery};
-use rapier3d_deform::deformation::LoopSubdivision;
-use rapier3d_deform::governor::GovernedDeformation;
-use rapier3d_deform::limit_surface::{LimitHierarchy, LimitInterferenceQuery};
+use super::subdiv_limit::{Route, check_bounds, report_checks};
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform::mesh::TriangleMesh;
-use rapier3d_deform_scenes::subdiv::{EdgeTolerance, bend, level_resolving, tube_cage};
-use std::time::Instant;
+use rapier3d_deform_scenes::subdiv::{bend, tube_cage};
 
 const RADIUS: f32 = 0.5;
 const LENGTH: f32 = 4.0;
@@ -49,49 +44,16 @@ pub fn run(options: &RunOptions) -> SceneReport {
     let frames = if options.quick { 4 } else { 12 };
     let load_before = load_average();
     let cage = tube_cage(8, 8, RADIUS, LENGTH);
-    let k = level_resolving(&cage, TOLERANCE, 8);
+    let mut route = Route::new(&cage, TOLERANCE, &pose(&cage, std::f32::consts::PI));
+    let k = route.k;
     eprintln!(
         "  tube cage: {} control points, {} patches; level {k} resolves {TOLERANCE}",
         cage.vertex_count(),
         cage.triangle_count()
     );
-    let mut fine = LoopSubdivision::new(cage.clone(), k).unwrap_or_else(|e| panic!("{e}"));
-    let tree = BnTree::build_with(
-        fine.mesh(),
-        fine.rest_positions(),
-        fine.weights(),
-        BnTreeOptions::SELF_COLLISION,
-    )
-    .and_then(|t| t.with_point_governors(cage.positions().to_vec()))
-    .unwrap_or_else(|e| panic!("{e}"));
-    let mut bn_query = SelfCollisionQuery::new(&tree);
-    let mut hierarchy = LimitHierarchy::new(&cage).unwrap_or_else(|e| panic!("{e}"));
-    let mut query = LimitInterferenceQuery::new();
-    let mut oracle = EdgeTolerance {
-        tolerance: TOLERANCE,
-        max_depth: k,
-    };
-    // Warm-up, untimed: the eigen tables of the cage's valences are built on first use. Posed
-    // at the last frame's bend, so that the first timed frame refits the control points it moves
-    // like every other frame (bounds of unmoved patches are kept between queries).
-    hierarchy
-        .set_control_points(&pose(&cage, std::f32::consts::PI))
-        .unwrap_or_else(|e| panic!("{e}"));
-    query
-        .detect_self(&mut hierarchy, &mut oracle)
-        .unwrap_or_else(|e| panic!("{e}"));
-    let mut ms_limit = Vec::new();
-    let mut ms_level = Vec::new();
-    // Per frame class: (limit ms, level-k ms) of the frames before the legs meet (no level-k
-    // crossing: the surface is flat or bent without contact) and of the folded frames.
-    let mut flat: (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
-    let mut folded: (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
-    let mut visited = Vec::new();
     let mut rows = Vec::new();
     let mut violations = 0usize;
     let mut slack = Vec::new();
-    let mut uncovered = 0usize;
-    let mut pairs = Vec::new();
     let mut table = FrameTable {
         columns: [
             "bend_deg",
@@ -109,59 +71,11 @@ pub fn run(options: &RunOptions) -> SceneReport {
     for f in 0..frames {
         let angle = std::f32::consts::PI * f as f32 / (frames - 1) as f32;
         let posed = pose(&cage, angle);
-        let mut t_limit = 0.0;
-        let mut t_level = 0.0;
-        for route in [f % 2, 1 - f % 2] {
-            let start = Instant::now();
-            if route == 0 {
-                hierarchy
-                    .set_control_points(&posed)
-                    .unwrap_or_else(|e| panic!("{e}"));
-                query
-                    .detect_self(&mut hierarchy, &mut oracle)
-                    .unwrap_or_else(|e| panic!("{e}"));
-                t_limit = start.elapsed().as_secs_f64() * 1e3;
-            } else {
-                fine.set_control_points(&posed)
-                    .unwrap_or_else(|e| panic!("{e}"));
-                bn_query
-                    .run_by_mesh_size(
-                        &tree,
-                        fine.governors(),
-                        CullingMode::Conservative,
-                        &mut pairs,
-                    )
-                    .unwrap_or_else(|e| panic!("{e}"));
-                t_level = start.elapsed().as_secs_f64() * 1e3;
-            }
-        }
-        let res = query.result();
-        ms_limit.push(t_limit);
-        ms_level.push(t_level);
-        let class = if pairs.is_empty() {
-            &mut flat
-        } else {
-            &mut folded
-        };
-        class.0.push(t_limit);
-        class.1.push(t_level);
-        visited.push(res.stats.limit_patches_visited() as f64);
-        // Coverage: every level-k crossing in a reported pair of control patches.
-        let reported: std::collections::HashSet<(usize, usize)> = res
-            .regions
-            .iter()
-            .flat_map(|r| [(r.a.patch, r.b.patch), (r.b.patch, r.a.patch)])
-            .chain(res.unresolved_self.iter().map(|s| (s.patch, s.patch)))
-            .collect();
-        uncovered += pairs
-            .iter()
-            .filter(|[a, b]| {
-                let (ta, tb) = ((*a as usize) >> (2 * k), (*b as usize) >> (2 * k));
-                !reported.contains(&(ta, tb))
-            })
-            .count();
+        let (t_limit, t_level) = route.frame(&posed, f % 2 == 0);
+        let res = route.query.result();
+        let pairs = &route.pairs;
         if f == 0 || f == frames / 2 || f == frames - 1 {
-            let c = check_bounds(&cage, &posed, &mut hierarchy);
+            let c = check_bounds(&cage, &posed, &mut route.hierarchy);
             violations += c.violations;
             slack.extend(c.slack_deg);
         }
@@ -189,7 +103,7 @@ pub fn run(options: &RunOptions) -> SceneReport {
         title: format!(
             "bent tube, {} control points, tolerance {TOLERANCE} (level {k}: {} triangles)",
             cage.vertex_count(),
-            fine.mesh().triangle_count()
+            route.fine.mesh().triangle_count()
         ),
         header: [
             "bend °",
@@ -214,7 +128,7 @@ pub fn run(options: &RunOptions) -> SceneReport {
         series: vec![1, 2],
         log_y: false,
     });
-    let (ml, mk) = (median(&mut ms_limit), median(&mut ms_level));
+    let (ml, mk) = (median(&mut route.ms_limit), median(&mut route.ms_level));
     report.metric(
         "control_vertices",
         cage.vertex_count() as f64,
@@ -228,7 +142,7 @@ pub fn run(options: &RunOptions) -> SceneReport {
     );
     report.metric(
         "limit_patches_visited",
-        median(&mut visited),
+        median(&mut route.visited),
         "median per frame: limit patches bounded or entered plus sub-patches created",
     );
     report.metric(
@@ -241,7 +155,7 @@ pub fn run(options: &RunOptions) -> SceneReport {
         mk,
         format!(
             "BN-Tree run_by_mesh_size on {} triangles, median per frame, pose included",
-            fine.mesh().triangle_count()
+            route.fine.mesh().triangle_count()
         ),
     );
     report.metric("speedup_vs_level_k", mk / ml, "target ≥ 3");
@@ -253,7 +167,7 @@ pub fn run(options: &RunOptions) -> SceneReport {
                 "ms_per_query_level_k_flat",
                 "speedup_vs_level_k_flat",
             ],
-            &mut flat,
+            &mut route.apart,
             "frames before the legs meet (no level-k crossing)",
         ),
         (
@@ -263,7 +177,7 @@ pub fn run(options: &RunOptions) -> SceneReport {
                 "ms_per_query_level_k_folded",
                 "speedup_vs_level_k_folded",
             ],
-            &mut folded,
+            &mut route.crossing,
             "frames with level-k crossings (the legs interpenetrate)",
         ),
     ] {
@@ -279,23 +193,12 @@ pub fn run(options: &RunOptions) -> SceneReport {
             );
         }
     }
-    report.metric(
-        "bound_violations",
-        violations as f64,
-        "level-3 limit points/normals outside their patch's box/cone, 3 frames; target 0",
+    report_checks(
+        &mut report,
+        violations,
+        &mut slack,
+        route.uncovered,
+        load_before,
     );
-    report.metric(
-        "normal_bound_halfangle_slack_deg",
-        median(&mut slack),
-        "median over patches and checked frames: half-angle minus the widest sampled normal",
-    );
-    report.metric(
-        "level_k_pairs_uncovered",
-        uncovered as f64,
-        "level-k crossings whose control patches the limit result does not pair; target 0",
-    );
-    if let (Some(a), Some(b)) = (load_before, load_average()) {
-        report.metric("load_average", 0.5 * (a + b), "1-minute, before and after");
-    }
     report
 }

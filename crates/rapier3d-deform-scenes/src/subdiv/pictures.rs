@@ -65,6 +65,9 @@ pub fn domain_holds(s: &SubPatch, c: [f64; 3]) -> bool {
 }
 
 /// The legend of [`QueryPictures`]' region picture.
+///
+/// # Performance
+/// O(1).
 pub fn region_legend() -> Legend {
     Legend::new("limit-surface query")
         .with(LegendEntry::swatch(INTERFERING, "flat polygons interfere"))
@@ -79,6 +82,9 @@ pub fn region_legend() -> Legend {
 }
 
 /// The legend of [`QueryPictures`]' depth picture (seed Fig. 10).
+///
+/// # Performance
+/// O(1).
 pub fn depth_legend() -> Legend {
     let mut legend = Legend::new("refinement stopped at (seed Fig. 10)")
         .with(LegendEntry::swatch(NODE_LEVEL, "hierarchy node"));
