@@ -11,14 +11,8 @@
 //! (seed Fig. 10).
 
 use rapier3d_deform::math::Vec3;
-use rapier3d_deform_scenes::render::{WrittenFiles, clear_outputs};
-use rapier3d_deform_scenes::subdiv::pictures::{
-    QueryPictures, SeriesPose, fit_camera, save_tolerance_series,
-};
+use rapier3d_deform_scenes::subdiv::pictures::{SeriesPose, write_tolerance_pictures};
 use rapier3d_deform_scenes::subdiv::{TORUS_TOLERANCES, push_bridge, torus_cage};
-
-const OUT: &str = "out/subdiv_torus";
-const SIDE: (usize, usize) = (640, 480);
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cage = torus_cage();
@@ -30,24 +24,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             points: push_bridge(cage.positions(), p),
         })
         .collect();
-    let all: Vec<Vec3> = poses.iter().flat_map(|p| p.points.clone()).collect();
-    let camera = fit_camera(&all, Vec3::new(0.45, 0.75, -0.8), SIDE)?;
-    let pictures = QueryPictures {
-        scene: "subdiv_torus",
-        camera: &camera,
-        side: SIDE,
-    };
-    clear_outputs(OUT, &["png"])?;
-    let mut written = WrittenFiles::new();
-    let found = save_tolerance_series(
-        &mut written,
-        &pictures,
-        OUT,
+    let found = write_tolerance_pictures(
+        "out/subdiv_torus",
+        "subdiv_torus",
         &cage,
         &poses,
         &TORUS_TOLERANCES,
+        Vec3::new(0.45, 0.75, -0.8),
     )?;
-    written.print_summary();
     println!("(interfering regions, deepest sub-patch) per push and tolerance: {found:?}");
     Ok(())
 }

@@ -3,6 +3,7 @@
 use super::{EdgeTolerance, level_resolving};
 use crate::render::{
     Camera, Canvas, Corner, Legend, LegendEntry, MeshColours, Rgb, Shading, WrittenFiles,
+    clear_outputs,
 };
 use rapier3d_deform::Result;
 use rapier3d_deform::deformation::LoopSubdivision;
@@ -313,5 +314,37 @@ pub fn save_tolerance_series(
             )?;
         }
     }
+    Ok(found)
+}
+
+/// An example's whole output (seed Fig. 11–12): clears the PNGs in `out`, frames every pose seen
+/// along `direction`, writes [`save_tolerance_series`] and prints the files written. Returns
+/// what [`save_tolerance_series`] returns.
+///
+/// # Errors
+/// As [`save_tolerance_series`], [`fit_camera`] and [`clear_outputs`].
+///
+/// # Performance
+/// As [`save_tolerance_series`].
+pub fn write_tolerance_pictures(
+    out: &str,
+    scene: &str,
+    cage: &TriangleMesh,
+    poses: &[SeriesPose],
+    tolerances: &[f64],
+    direction: Vec3,
+) -> Result<Vec<(usize, u32)>> {
+    const SIDE: (usize, usize) = (640, 480);
+    let all: Vec<Vec3> = poses.iter().flat_map(|p| p.points.clone()).collect();
+    let camera = fit_camera(&all, direction, SIDE)?;
+    let pictures = QueryPictures {
+        scene,
+        camera: &camera,
+        side: SIDE,
+    };
+    clear_outputs(out, &["png"])?;
+    let mut written = WrittenFiles::new();
+    let found = save_tolerance_series(&mut written, &pictures, out, cage, poses, tolerances)?;
+    written.print_summary();
     Ok(found)
 }
