@@ -12,24 +12,20 @@ use rapier3d_deform_scenes::subdiv::{
 };
 use std::collections::{HashMap, HashSet};
 
-/// Checks closedness, orientation and single-fan vertices by brute force; returns the genus
-/// and the valence of every vertex.
-fn closed_manifold_genus(mesh: &TriangleMesh) -> (i64, Vec<usize>) {
+/// Checks closedness, orientation and single-fan vertices by brute force; the genus and the
+/// valence of every vertex, or what is wrong.
+fn closed_manifold_genus(mesh: &TriangleMesh) -> Result<(i64, Vec<usize>), String> {
     let mut next: HashMap<(u32, u32), u32> = HashMap::new();
     for t in mesh.triangles() {
         for c in 0..3 {
             let e = (t[c], t[(c + 1) % 3]);
-            assert!(
-                next.insert(e, t[(c + 2) % 3]).is_none(),
-                "directed edge {e:?} twice: not oriented or not manifold"
-            );
+            if next.insert(e, t[(c + 2) % 3]).is_some() {
+                return Err(format!("directed edge {e:?} twice"));
+            }
         }
     }
-    for &(a, b) in next.keys() {
-        assert!(
-            next.contains_key(&(b, a)),
-            "edge {a}–{b} has one side: open"
-        );
+    if let Some((a, b)) = next.keys().find(|(a, b)| !next.contains_key(&(*b, *a))) {
+        return Err(format!("edge {a}–{b} has one side"));
     }
     let mut incident = vec![0usize; mesh.vertex_count()];
     let mut any = vec![u32::MAX; mesh.vertex_count()];
@@ -41,7 +37,9 @@ fn closed_manifold_genus(mesh: &TriangleMesh) -> (i64, Vec<usize>) {
     }
     let mut valences = Vec::new();
     for v in 0..mesh.vertex_count() as u32 {
-        assert!(incident[v as usize] >= 3, "vertex {v} unused or degenerate");
+        if incident[v as usize] < 3 {
+            return Err(format!("vertex {v} unused or degenerate"));
+        }
         // Walk the fan around v: one cycle through every incident triangle.
         let start = any[v as usize];
         let (mut r, mut steps) = (start, 0);
@@ -52,7 +50,9 @@ fn closed_manifold_genus(mesh: &TriangleMesh) -> (i64, Vec<usize>) {
                 break;
             }
         }
-        assert_eq!(steps, incident[v as usize], "vertex {v}: several fans");
+        if steps != incident[v as usize] {
+            return Err(format!("vertex {v}: several fans"));
+        }
         valences.push(steps);
     }
     let (v, e, f) = (
@@ -61,8 +61,10 @@ fn closed_manifold_genus(mesh: &TriangleMesh) -> (i64, Vec<usize>) {
         mesh.triangle_count() as i64,
     );
     let chi = v - e + f;
-    assert_eq!(chi % 2, 0);
-    ((2 - chi) / 2, valences)
+    if chi % 2 != 0 {
+        return Err(format!("odd Euler characteristic {chi}"));
+    }
+    Ok(((2 - chi) / 2, valences))
 }
 
 fn level_k_crossings(cage: &TriangleMesh, posed: &[Vec3], k: u32) -> usize {
@@ -76,7 +78,7 @@ fn level_k_crossings(cage: &TriangleMesh, posed: &[Vec3], k: u32) -> usize {
 #[test]
 fn torus_cage_is_a_closed_genus_three_manifold_with_irregular_vertices() {
     let coarse = voxel_surface(&torus_cells(), 1.0, Vec3::ZERO).unwrap();
-    let (genus, valences) = closed_manifold_genus(&coarse);
+    let (genus, valences) = closed_manifold_genus(&coarse).unwrap();
     assert_eq!(genus, 3);
     let kinds: HashSet<usize> = valences.iter().copied().collect();
     assert!(
@@ -84,7 +86,7 @@ fn torus_cage_is_a_closed_genus_three_manifold_with_irregular_vertices() {
         "{kinds:?}"
     );
     let cage = torus_cage();
-    let (genus, valences) = closed_manifold_genus(&cage);
+    let (genus, valences) = closed_manifold_genus(&cage).unwrap();
     assert_eq!(genus, 3);
     let irregular = valences.iter().filter(|&&n| n != 6).count();
     assert!(
@@ -98,17 +100,47 @@ fn torus_cage_is_a_closed_genus_three_manifold_with_irregular_vertices() {
         assert!(odd <= 1, "{t:?}");
     }
     LimitHierarchy::new(&cage).unwrap();
-    // A voxel pair meeting only along an edge is not a manifold: refused by the checker above.
-    let bad = voxel_surface(&[[0, 0, 0], [1, 1, 0]], 1.0, Vec3::ZERO);
-    if let Some(mesh) = bad {
-        assert!(std::panic::catch_unwind(|| closed_manifold_genus(&mesh)).is_err());
+    // The checker is not blind: two voxels meeting only along an edge make a non-manifold
+    // edge, and one voxel is a closed genus-0 cube.
+    let bad = voxel_surface(&[[0, 0, 0], [1, 1, 0]], 1.0, Vec3::ZERO).unwrap();
+    assert!(closed_manifold_genus(&bad).is_err());
+    let cube = voxel_surface(&[[0, 0, 0]], 1.0, Vec3::ZERO).unwrap();
+    assert_eq!(closed_manifold_genus(&cube).unwrap().0, 0);
+}
+
+#[test]
+fn the_level_that_resolves_a_tolerance_is_the_smallest() {
+    let longest = |cage: &TriangleMesh, k: u32| {
+        let s = LoopSubdivision::new(cage.clone(), k).unwrap();
+        let p = s.mesh().positions();
+        s.mesh()
+            .triangles()
+            .iter()
+            .flat_map(|t| [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])])
+            .map(|(a, b)| p[a as usize].distance(p[b as usize]) as f64)
+            .fold(0.0, f64::max)
+    };
+    for (cage, tolerances) in [
+        (torus_cage(), TORUS_TOLERANCES),
+        (sphere_cage(3, 0.0), SPHERE_TOLERANCES),
+    ] {
+        let mut previous = 0;
+        for t in tolerances {
+            let k = level_resolving(&cage, t, 5);
+            assert!(k >= previous && k < 5, "tolerance {t}: level {k}");
+            assert!(longest(&cage, k) <= t, "tolerance {t}: level {k}");
+            if k > 0 {
+                assert!(longest(&cage, k - 1) > t, "tolerance {t}: level {k}");
+            }
+            previous = k;
+        }
     }
 }
 
 #[test]
 fn sphere_cage_is_a_closed_genus_zero_manifold() {
     let cage = sphere_cage(3, 0.0);
-    let (genus, valences) = closed_manifold_genus(&cage);
+    let (genus, valences) = closed_manifold_genus(&cage).unwrap();
     assert_eq!(genus, 0);
     assert_eq!(valences.iter().filter(|&&n| n != 6).count(), 6);
     LimitHierarchy::new(&cage).unwrap();
