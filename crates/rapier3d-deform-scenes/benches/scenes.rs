@@ -39,6 +39,12 @@ mod self_collision;
 mod self_fox_game;
 #[path = "scenes/skinned_rain.rs"]
 mod skinned_rain;
+#[path = "scenes/subdiv_limit.rs"]
+mod subdiv_limit;
+#[path = "scenes/subdiv_sphere.rs"]
+mod subdiv_sphere;
+#[path = "scenes/subdiv_torus.rs"]
+mod subdiv_torus;
 #[path = "scenes/subdiv_tube.rs"]
 mod subdiv_tube;
 
@@ -89,6 +95,20 @@ const SCENES: &[Scene] = &[
                       limit surface to a tolerance (Grinspun & Schröder 2001) vs the BN-Tree on \
                       the level-k mesh",
         run: subdiv_tube::run,
+    },
+    Scene {
+        name: "subdiv_torus",
+        description: "a genus-3 Loop cage whose bridge is pushed through its cross bar (seed \
+                      Fig. 11): limit-surface self-interference at three tolerances vs the \
+                      BN-Tree on each level-k mesh",
+        run: subdiv_torus::run,
+    },
+    Scene {
+        name: "subdiv_sphere",
+        description: "a Loop sphere cage partially everted, its cap pushed through its far side \
+                      (seed Fig. 12): limit-surface self-interference at three tolerances vs \
+                      the BN-Tree on each level-k mesh",
+        run: subdiv_sphere::run,
     },
     Scene {
         name: "self_teddy",

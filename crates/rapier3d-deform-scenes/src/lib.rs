@@ -12,8 +12,8 @@
 //! | [`bvh_refit`] | the deform-all + BVH-refit self-collision baseline |
 //! | [`self_colliding`] | small deformed meshes that self-collide (test fixtures) |
 //! | [`skirt`], [`cape`], [`sportsuit`], [`garment`] | garments on animated avatars: a skirt on the walking RiggedFigure, a cape on the running Fox, the MakeHuman sportsuit on a walking body derived from it, pins carried by skin weights |
-//! | [`skin_crossings`] | cloth triangles crossing the posed skin, and those no inside vertex explains (the case for edge–edge contacts) |
-//! | [`subdiv`] | Loop control meshes for limit-surface scenes: the capsule tube and its prescribed bend, a jittered sphere cage |
+//! | [`skin_crossings`] | cloth triangles crossing the posed skin, and those no inside vertex explains (what the collision stage's face pass resolves) |
+//! | [`subdiv`] | Loop control meshes for limit-surface scenes and their prescribed deformations (the bent capsule tube, a genus-3 torus with a bridge pushed through its bar, a partially everted sphere, a jittered sphere cage), the scenes' tolerance oracle, pictures of a query's result |
 //! | [`api_fuzz`] | the structured fuzzing harness over the public API (proptest and libFuzzer drive it) |
 //! | [`asset_path`] | where the bundled assets live |
 #![warn(missing_docs)]

@@ -21,23 +21,14 @@
 
 use super::output::load_average;
 use super::runner::{FrameTable, PlotSpec, RunOptions, SceneReport, Section, median};
-use rapier3d_deform::bn_tree::{BnTree, BnTreeOptions, CullingMode, SelfCollisionQuery};
-use rapier3d_deform::deformation::LoopSubdivision;
-use rapier3d_deform::governor::GovernedDeformation;
-use rapier3d_deform::limit_surface::{
-    LimitHierarchy, LimitInterferenceQuery, LimitPatches, NormalBound, SubPatchView,
-};
+use super::subdiv_limit::{Route, check_bounds, report_checks};
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform::mesh::TriangleMesh;
 use rapier3d_deform_scenes::subdiv::{bend, tube_cage};
-use std::collections::HashMap;
-use std::time::Instant;
 
 const RADIUS: f32 = 0.5;
 const LENGTH: f32 = 4.0;
 const TOLERANCE: f64 = 0.03;
-/// Level of the dense limit-surface samples for the bound checks.
-const SAMPLE_LEVEL: u32 = 3;
 
 fn pose(cage: &TriangleMesh, angle: f32) -> Vec<Vec3> {
     bend(
@@ -48,234 +39,21 @@ fn pose(cage: &TriangleMesh, angle: f32) -> Vec<Vec3> {
     )
 }
 
-fn longest_edge(p: &[Vec3], tris: &[[u32; 3]]) -> f64 {
-    tris.iter()
-        .flat_map(|t| (0..3).map(move |c| (t[c], t[(c + 1) % 3])))
-        .map(|(a, b)| (p[a as usize] - p[b as usize]).length() as f64)
-        .fold(0.0, f64::max)
-}
-
-fn edge_above(points: &[[f64; 3]], tolerance: f64) -> bool {
-    (0..3).any(|c| {
-        let (a, b) = (points[c], points[(c + 1) % 3]);
-        let d = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
-        (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt() > tolerance
-    })
-}
-
-fn loop_beta(n: usize) -> f64 {
-    let c = 0.375 + 0.25 * (std::f64::consts::TAU / n as f64).cos();
-    (0.625 - c * c) / n as f64
-}
-
-/// One Loop step of a closed mesh in f64 (Loop's original β; children of triangle `t` at
-/// `4t..4t+4` in `LoopSubdivision`'s order), an independent reference for the bound checks.
-fn loop_step(p: &[[f64; 3]], tris: &[[u32; 3]]) -> (Vec<[f64; 3]>, Vec<[u32; 3]>) {
-    let n = p.len();
-    let mut opposite: HashMap<(u32, u32), u32> = HashMap::new();
-    let mut neighbours: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for t in tris {
-        for c in 0..3 {
-            let (a, b) = (t[c], t[(c + 1) % 3]);
-            opposite.insert((a, b), t[(c + 2) % 3]);
-            neighbours[a as usize].push(b);
-        }
-    }
-    let mut out: Vec<[f64; 3]> = (0..n)
-        .map(|v| {
-            let k = neighbours[v].len();
-            let beta = loop_beta(k);
-            let mut q = p[v].map(|x| (1.0 - k as f64 * beta) * x);
-            for &w in &neighbours[v] {
-                for d in 0..3 {
-                    q[d] += beta * p[w as usize][d];
-                }
-            }
-            q
-        })
-        .collect();
-    let mut edge_id: HashMap<(u32, u32), u32> = HashMap::new();
-    let mut mid = |a: u32, b: u32, out: &mut Vec<[f64; 3]>| -> u32 {
-        let key = (a.min(b), a.max(b));
-        *edge_id.entry(key).or_insert_with(|| {
-            let (c, d) = (opposite[&(a, b)], opposite[&(b, a)]);
-            let q = [0, 1, 2].map(|i| {
-                0.375 * (p[a as usize][i] + p[b as usize][i])
-                    + 0.125 * (p[c as usize][i] + p[d as usize][i])
-            });
-            out.push(q);
-            (out.len() - 1) as u32
-        })
-    };
-    let mut fine = Vec::with_capacity(4 * tris.len());
-    for &[a, b, c] in tris {
-        let (ab, bc, ca) = (
-            mid(a, b, &mut out),
-            mid(b, c, &mut out),
-            mid(c, a, &mut out),
-        );
-        fine.extend([[a, ab, ca], [ab, b, bc], [ca, bc, c], [ab, bc, ca]]);
-    }
-    (out, fine)
-}
-
-/// Limit position and limit normal of every vertex of a closed mesh (Loop's limit and tangent
-/// masks over the counter-clockwise 1-ring).
-fn limit_samples(p: &[[f64; 3]], tris: &[[u32; 3]]) -> Vec<([f64; 3], [f64; 3])> {
-    let mut next: HashMap<(u32, u32), u32> = HashMap::new();
-    let mut any = vec![u32::MAX; p.len()];
-    for t in tris {
-        for c in 0..3 {
-            next.insert((t[c], t[(c + 1) % 3]), t[(c + 2) % 3]);
-            any[t[c] as usize] = t[(c + 1) % 3];
-        }
-    }
-    (0..p.len() as u32)
-        .map(|v| {
-            let mut ring = vec![any[v as usize]];
-            loop {
-                let r = next[&(v, *ring.last().unwrap_or(&0))];
-                if r == ring[0] {
-                    break;
-                }
-                ring.push(r);
-            }
-            let n = ring.len();
-            let chi = 1.0 / (3.0 / (8.0 * loop_beta(n)) + n as f64);
-            let mut pos = p[v as usize].map(|x| (1.0 - n as f64 * chi) * x);
-            let (mut t1, mut t2) = ([0.0; 3], [0.0; 3]);
-            for (i, &r) in ring.iter().enumerate() {
-                let a = std::f64::consts::TAU * i as f64 / n as f64;
-                for d in 0..3 {
-                    pos[d] += chi * p[r as usize][d];
-                    t1[d] += a.cos() * p[r as usize][d];
-                    t2[d] += a.sin() * p[r as usize][d];
-                }
-            }
-            let normal = [
-                t1[1] * t2[2] - t1[2] * t2[1],
-                t1[2] * t2[0] - t1[0] * t2[2],
-                t1[0] * t2[1] - t1[1] * t2[0],
-            ];
-            (pos, normal)
-        })
-        .collect()
-}
-
-struct Checks {
-    violations: usize,
-    slack_deg: Vec<f64>,
-}
-
-/// Boxes and cones of every patch against the dense samples of `posed`.
-fn check_bounds(cage: &TriangleMesh, posed: &[Vec3], hierarchy: &mut LimitHierarchy) -> Checks {
-    let patches = LimitPatches::new(cage).unwrap_or_else(|e| panic!("{e}"));
-    let cones = patches
-        .normal_bounds(posed)
-        .unwrap_or_else(|e| panic!("{e}"));
-    let mut p: Vec<[f64; 3]> = posed
-        .iter()
-        .map(|v| [v.x as f64, v.y as f64, v.z as f64])
-        .collect();
-    let mut tris = cage.triangles().to_vec();
-    for _ in 0..SAMPLE_LEVEL {
-        (p, tris) = loop_step(&p, &tris);
-    }
-    let samples = limit_samples(&p, &tris);
-    let mut widest = vec![0.0f64; cones.len()];
-    let mut violations = 0;
-    for (f, tri) in tris.iter().enumerate() {
-        let t = f >> (2 * SAMPLE_LEVEL);
-        let (lo, hi) = hierarchy.patch_aabb(t).unwrap_or_else(|e| panic!("{e}"));
-        for &v in tri {
-            let (pos, normal) = samples[v as usize];
-            if (0..3).any(|d| pos[d] < lo[d] || pos[d] > hi[d]) {
-                violations += 1;
-            }
-            match &cones[t] {
-                NormalBound::Cone(c) => {
-                    let a = c.angle_to(normal);
-                    widest[t] = widest[t].max(a);
-                    if a > c.half_angle() {
-                        violations += 1;
-                    }
-                }
-                NormalBound::Unbounded => {}
-            }
-        }
-    }
-    let slack_deg = cones
-        .iter()
-        .zip(&widest)
-        .filter_map(|(c, &w)| c.cone().map(|c| (c.half_angle() - w).to_degrees()))
-        .collect();
-    Checks {
-        violations,
-        slack_deg,
-    }
-}
-
 /// Runs the scene.
 pub fn run(options: &RunOptions) -> SceneReport {
     let frames = if options.quick { 4 } else { 12 };
     let load_before = load_average();
     let cage = tube_cage(8, 8, RADIUS, LENGTH);
-    let mut k = 0u32;
-    while longest_edge(
-        LoopSubdivision::new(cage.clone(), k)
-            .unwrap_or_else(|e| panic!("{e}"))
-            .mesh()
-            .positions(),
-        LoopSubdivision::new(cage.clone(), k)
-            .unwrap_or_else(|e| panic!("{e}"))
-            .mesh()
-            .triangles(),
-    ) > TOLERANCE
-    {
-        k += 1;
-    }
+    let mut route = Route::new(&cage, TOLERANCE, &pose(&cage, std::f32::consts::PI));
+    let k = route.k;
     eprintln!(
         "  tube cage: {} control points, {} patches; level {k} resolves {TOLERANCE}",
         cage.vertex_count(),
         cage.triangle_count()
     );
-    let mut fine = LoopSubdivision::new(cage.clone(), k).unwrap_or_else(|e| panic!("{e}"));
-    let tree = BnTree::build_with(
-        fine.mesh(),
-        fine.rest_positions(),
-        fine.weights(),
-        BnTreeOptions::SELF_COLLISION,
-    )
-    .and_then(|t| t.with_point_governors(cage.positions().to_vec()))
-    .unwrap_or_else(|e| panic!("{e}"));
-    let mut bn_query = SelfCollisionQuery::new(&tree);
-    let mut hierarchy = LimitHierarchy::new(&cage).unwrap_or_else(|e| panic!("{e}"));
-    let mut query = LimitInterferenceQuery::new();
-    let mut oracle = |a: &SubPatchView<'_>, b: &SubPatchView<'_>| {
-        a.sub.depth < k
-            && (edge_above(a.control_points, TOLERANCE) || edge_above(b.control_points, TOLERANCE))
-    };
-    // Warm-up, untimed: the eigen tables of the cage's valences are built on first use. Posed
-    // at the last frame's bend, so that the first timed frame refits the control points it moves
-    // like every other frame (bounds of unmoved patches are kept between queries).
-    hierarchy
-        .set_control_points(&pose(&cage, std::f32::consts::PI))
-        .unwrap_or_else(|e| panic!("{e}"));
-    query
-        .detect_self(&mut hierarchy, &mut oracle)
-        .unwrap_or_else(|e| panic!("{e}"));
-    let mut ms_limit = Vec::new();
-    let mut ms_level = Vec::new();
-    // Per frame class: (limit ms, level-k ms) of the frames before the legs meet (no level-k
-    // crossing: the surface is flat or bent without contact) and of the folded frames.
-    let mut flat: (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
-    let mut folded: (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
-    let mut visited = Vec::new();
     let mut rows = Vec::new();
     let mut violations = 0usize;
     let mut slack = Vec::new();
-    let mut uncovered = 0usize;
-    let mut pairs = Vec::new();
     let mut table = FrameTable {
         columns: [
             "bend_deg",
@@ -293,59 +71,11 @@ pub fn run(options: &RunOptions) -> SceneReport {
     for f in 0..frames {
         let angle = std::f32::consts::PI * f as f32 / (frames - 1) as f32;
         let posed = pose(&cage, angle);
-        let mut t_limit = 0.0;
-        let mut t_level = 0.0;
-        for route in [f % 2, 1 - f % 2] {
-            let start = Instant::now();
-            if route == 0 {
-                hierarchy
-                    .set_control_points(&posed)
-                    .unwrap_or_else(|e| panic!("{e}"));
-                query
-                    .detect_self(&mut hierarchy, &mut oracle)
-                    .unwrap_or_else(|e| panic!("{e}"));
-                t_limit = start.elapsed().as_secs_f64() * 1e3;
-            } else {
-                fine.set_control_points(&posed)
-                    .unwrap_or_else(|e| panic!("{e}"));
-                bn_query
-                    .run_by_mesh_size(
-                        &tree,
-                        fine.governors(),
-                        CullingMode::Conservative,
-                        &mut pairs,
-                    )
-                    .unwrap_or_else(|e| panic!("{e}"));
-                t_level = start.elapsed().as_secs_f64() * 1e3;
-            }
-        }
-        let res = query.result();
-        ms_limit.push(t_limit);
-        ms_level.push(t_level);
-        let class = if pairs.is_empty() {
-            &mut flat
-        } else {
-            &mut folded
-        };
-        class.0.push(t_limit);
-        class.1.push(t_level);
-        visited.push(res.stats.limit_patches_visited() as f64);
-        // Coverage: every level-k crossing in a reported pair of control patches.
-        let reported: std::collections::HashSet<(usize, usize)> = res
-            .regions
-            .iter()
-            .flat_map(|r| [(r.a.patch, r.b.patch), (r.b.patch, r.a.patch)])
-            .chain(res.unresolved_self.iter().map(|s| (s.patch, s.patch)))
-            .collect();
-        uncovered += pairs
-            .iter()
-            .filter(|[a, b]| {
-                let (ta, tb) = ((*a as usize) >> (2 * k), (*b as usize) >> (2 * k));
-                !reported.contains(&(ta, tb))
-            })
-            .count();
+        let (t_limit, t_level) = route.frame(&posed, f % 2 == 0);
+        let res = route.query.result();
+        let pairs = &route.pairs;
         if f == 0 || f == frames / 2 || f == frames - 1 {
-            let c = check_bounds(&cage, &posed, &mut hierarchy);
+            let c = check_bounds(&cage, &posed, &mut route.hierarchy);
             violations += c.violations;
             slack.extend(c.slack_deg);
         }
@@ -373,7 +103,7 @@ pub fn run(options: &RunOptions) -> SceneReport {
         title: format!(
             "bent tube, {} control points, tolerance {TOLERANCE} (level {k}: {} triangles)",
             cage.vertex_count(),
-            fine.mesh().triangle_count()
+            route.fine.mesh().triangle_count()
         ),
         header: [
             "bend °",
@@ -398,7 +128,7 @@ pub fn run(options: &RunOptions) -> SceneReport {
         series: vec![1, 2],
         log_y: false,
     });
-    let (ml, mk) = (median(&mut ms_limit), median(&mut ms_level));
+    let (ml, mk) = (median(&mut route.ms_limit), median(&mut route.ms_level));
     report.metric(
         "control_vertices",
         cage.vertex_count() as f64,
@@ -412,7 +142,7 @@ pub fn run(options: &RunOptions) -> SceneReport {
     );
     report.metric(
         "limit_patches_visited",
-        median(&mut visited),
+        median(&mut route.visited),
         "median per frame: limit patches bounded or entered plus sub-patches created",
     );
     report.metric(
@@ -425,7 +155,7 @@ pub fn run(options: &RunOptions) -> SceneReport {
         mk,
         format!(
             "BN-Tree run_by_mesh_size on {} triangles, median per frame, pose included",
-            fine.mesh().triangle_count()
+            route.fine.mesh().triangle_count()
         ),
     );
     report.metric("speedup_vs_level_k", mk / ml, "target ≥ 3");
@@ -437,7 +167,7 @@ pub fn run(options: &RunOptions) -> SceneReport {
                 "ms_per_query_level_k_flat",
                 "speedup_vs_level_k_flat",
             ],
-            &mut flat,
+            &mut route.apart,
             "frames before the legs meet (no level-k crossing)",
         ),
         (
@@ -447,7 +177,7 @@ pub fn run(options: &RunOptions) -> SceneReport {
                 "ms_per_query_level_k_folded",
                 "speedup_vs_level_k_folded",
             ],
-            &mut folded,
+            &mut route.crossing,
             "frames with level-k crossings (the legs interpenetrate)",
         ),
     ] {
@@ -463,23 +193,12 @@ pub fn run(options: &RunOptions) -> SceneReport {
             );
         }
     }
-    report.metric(
-        "bound_violations",
-        violations as f64,
-        "level-3 limit points/normals outside their patch's box/cone, 3 frames; target 0",
+    report_checks(
+        &mut report,
+        violations,
+        &mut slack,
+        route.uncovered,
+        load_before,
     );
-    report.metric(
-        "normal_bound_halfangle_slack_deg",
-        median(&mut slack),
-        "median over patches and checked frames: half-angle minus the widest sampled normal",
-    );
-    report.metric(
-        "level_k_pairs_uncovered",
-        uncovered as f64,
-        "level-k crossings whose control patches the limit result does not pair; target 0",
-    );
-    if let (Some(a), Some(b)) = (load_before, load_average()) {
-        report.metric("load_average", 0.5 * (a + b), "1-minute, before and after");
-    }
     report
 }

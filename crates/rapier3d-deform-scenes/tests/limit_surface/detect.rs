@@ -3,8 +3,8 @@
 use rapier3d_deform::DeformError;
 use rapier3d_deform::deformation::LoopSubdivision;
 use rapier3d_deform::limit_surface::{
-    InterferenceRegion, LimitHierarchy, LimitInterferenceQuery, SizeTolerance, SubPatch,
-    SubPatchView,
+    InterferenceRegion, LimitHierarchy, LimitInterference, LimitInterferenceQuery, SizeTolerance,
+    SubPatch, SubPatchView, ToleranceOracle,
 };
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform::mesh::TriangleMesh;
@@ -64,14 +64,27 @@ fn covers(r: &InterferenceRegion, fa: (usize, [[f64; 3]; 3]), fb: (usize, [[f64;
 
 /// Every crossing pair of the level-`k` mesh lies in a reported pair of sub-patches.
 fn assert_level_k_covered(cage: &TriangleMesh, posed: &[Vec3], k: u32) -> (usize, usize) {
-    let mut h = LimitHierarchy::new(cage).unwrap();
-    h.set_control_points(posed).unwrap();
-    let mut q = LimitInterferenceQuery::new();
     let mut oracle = SizeTolerance {
         tolerance: 0.0,
         max_depth: k,
     };
-    let res = q.detect_self(&mut h, &mut oracle).unwrap().clone();
+    let (crossings, res) = assert_covered_with(cage, posed, k, &mut oracle);
+    (crossings, res.interfering().count())
+}
+
+/// The query with `oracle` on `cage` posed at `posed`, and every crossing pair of the level-`k`
+/// mesh (brute force) asserted to lie in a reported pair of sub-patches: the number of
+/// crossings and the query's result.
+pub(crate) fn assert_covered_with(
+    cage: &TriangleMesh,
+    posed: &[Vec3],
+    k: u32,
+    oracle: &mut dyn ToleranceOracle,
+) -> (usize, LimitInterference) {
+    let mut h = LimitHierarchy::new(cage).unwrap();
+    h.set_control_points(posed).unwrap();
+    let mut q = LimitInterferenceQuery::new();
+    let res = q.detect_self(&mut h, oracle).unwrap().clone();
     let posed_cage = TriangleMesh::new(posed.to_vec(), cage.triangles().to_vec()).unwrap();
     let fine = LoopSubdivision::new(posed_cage, k).unwrap();
     let pairs = self_collisions_brute_force(fine.mesh(), fine.mesh().positions()).unwrap();
@@ -85,7 +98,7 @@ fn assert_level_k_covered(cage: &TriangleMesh, posed: &[Vec3], k: u32) -> (usize
             res.regions.len()
         );
     }
-    (pairs.len(), res.interfering().count())
+    (pairs.len(), res)
 }
 
 #[test]
