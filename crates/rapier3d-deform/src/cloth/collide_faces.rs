@@ -62,8 +62,9 @@ impl SkinCollision {
     /// and their velocity into the skin is removed as for a repositioned vertex.
     ///
     /// # Performance
-    /// Per cloth triangle in contact: one candidate query and, per candidate skin triangle,
-    /// three projections and nine segment pairs (most dismissed by a plane test).
+    /// Per cloth triangle in contact: one candidate query and, per candidate skin triangle
+    /// whose box comes within OUTSIDE of the cloth triangle's box, three projections and nine
+    /// segment pairs.
     pub(super) fn resolve_faces(
         &mut self,
         cloth: &mut Cloth,
@@ -96,7 +97,21 @@ impl SkinCollision {
             self.stats.triangles_faces += self.candidates.len() as u64;
             for k in 0..self.candidates.len() {
                 let t = self.candidates[k];
+                // Every test below needs the skin feature within OUTSIDE of the cloth triangle
+                // (where the pushes so far have put it).
+                let x = tri.map(|v| cloth.positions[v]);
+                let (lo, hi) = (
+                    x[0].min(x[1]).min(x[2]) - Vec3::splat(th.outside),
+                    x[0].max(x[1]).max(x[2]) + Vec3::splat(th.outside),
+                );
                 let skin = self.current_corners(avatar, t)?;
+                let (s_lo, s_hi) = (
+                    skin[0].min(skin[1]).min(skin[2]),
+                    skin[0].max(skin[1]).max(skin[2]),
+                );
+                if s_lo.cmpgt(hi).any() || s_hi.cmplt(lo).any() {
+                    continue;
+                }
                 let ids = avatar.mesh().triangles()[t as usize];
                 for (corner, &s) in skin.iter().enumerate() {
                     let x = tri.map(|v| cloth.positions[v]);
