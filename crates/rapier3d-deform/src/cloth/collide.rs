@@ -629,25 +629,7 @@ impl SkinCollision {
             }
             _ => {
                 let k = zeros.iter().position(|z| !*z).unwrap_or(0);
-                let v = tri[k];
-                let (r0, r1) = (
-                    self.ring_start[v as usize] as usize,
-                    self.ring_start[v as usize + 1] as usize,
-                );
-                let mut sum = Vec3::ZERO;
-                for r in r0..r1 {
-                    let t = self.ring[r];
-                    let corners = self.current_corners(avatar, t)?;
-                    let ids = avatar.mesh().triangles()[t as usize];
-                    let j = ids.iter().position(|&x| x == v).unwrap_or(0);
-                    let (p, q, s) = (corners[j], corners[(j + 1) % 3], corners[(j + 2) % 3]);
-                    let angle = (q - p).angle_between(s - p);
-                    let normal = (q - p).cross(s - p).normalize_or_zero();
-                    if angle.is_finite() {
-                        sum += normal * angle;
-                    }
-                }
-                sum
+                self.vertex_normal(avatar, tri[k])?
             }
         };
         let n = n.normalize_or_zero();

@@ -271,9 +271,9 @@ impl SkinCollision {
         self.stats.face_contacts += 1;
     }
 
-    /// The angle-weighted pseudo-normal of skin vertex `v` (unnormalised directions are fine
-    /// for orienting; zero when its ring is degenerate).
-    fn vertex_normal(&mut self, avatar: &AvatarBoxes, v: u32) -> Result<Vec3> {
+    /// The angle-weighted pseudo-normal of skin vertex `v`, not normalised (zero when its ring
+    /// is degenerate; Bærentzen & Aanæs 2005).
+    pub(super) fn vertex_normal(&mut self, avatar: &AvatarBoxes, v: u32) -> Result<Vec3> {
         let (r0, r1) = (
             self.ring_start[v as usize] as usize,
             self.ring_start[v as usize + 1] as usize,
