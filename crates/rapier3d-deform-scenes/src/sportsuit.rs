@@ -366,14 +366,13 @@ impl Sportsuit {
         Ok(Self { cloth, carriers })
     }
 
-    /// The collision stage's thresholds for the suit: the defaults with [`SUIT_FRICTION`] and
-    /// without the face pass ([`ContactThresholds::face_contacts`]): the suit has triangles up
-    /// to 21 cm across bridging the crotch and the backs of the knees, which both legs push in
+    /// The collision stage's thresholds for the suit: the defaults with [`SUIT_FRICTION`]. The
+    /// face pass ([`ContactThresholds::face_contacts`]) stays off: the suit has triangles up to
+    /// 21 cm across bridging the crotch and the backs of the knees, which both legs push in
     /// turn; with the pass on, those folds were driven 56 cm off the body within 60 frames.
     pub fn thresholds() -> ContactThresholds {
         ContactThresholds {
             friction: SUIT_FRICTION,
-            face_contacts: false,
             ..ContactThresholds::default()
         }
     }

@@ -27,8 +27,8 @@
 //!   [`crate::avatar::AvatarQuery::closest`] (conservative boxes, slab cells, closest triangle)
 //!   and its three thresholds OUTSIDE / ON SURFACE / INSIDE (§4.4): feedback acceleration
 //!   `gain · (outside − d)` along the normal, repositioning to the cloth thickness outside
-//!   the skin, Coulomb friction on request ([`ContactThresholds::friction`]); then a face
-//!   pass (skin vertices against cloth faces, skin edges against cloth edges, Bridson, Fedkiw &
+//!   the skin, Coulomb friction on request ([`ContactThresholds::friction`]); then, on request
+//!   ([`ContactThresholds::face_contacts`]), a face pass (skin vertices against cloth faces, skin edges against cloth edges, Bridson, Fedkiw &
 //!   Anderson 2002 §7.1) for the skin passing between a cloth triangle's vertices.
 //! * [`ClothSelfCollision`] — the garment against itself: vertex–triangle proximity constraints
 //!   at the cloth's thickness inside the substeps ([`Cloth::step_with_self_collision`]), and
@@ -40,7 +40,7 @@
 //! step:    x ← x + h v (gravity, feedback); stretch, bending (XPBD, α/h²); v ← Δx / h, damped   × substeps
 //! collide: per vertex: sweep p₀→p₁ against the skin moving G'→G (radius |p₁−p₀| + M)
 //!          → closest triangle within OUTSIDE → feedback, reposition below ON SURFACE
-//!          per cloth triangle in contact: skin vertex–face, skin edge–cloth edge → push out
+//!          (opt-in) per cloth triangle in contact: skin vertex–face, skin edge–cloth edge → push out
 //! ```
 
 mod build;
