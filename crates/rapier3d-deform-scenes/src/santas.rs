@@ -95,6 +95,11 @@ pub const LOCAL_SHARE: f32 = 0.1;
 /// Contact prediction distance (m): a body that fell 2.2 m moves 11 cm per 60 Hz step, so
 /// contacts are found one step before the surfaces meet.
 pub const PREDICTION: f32 = 0.03;
+/// A particle farther than this from the origin (m) means the pile has diverged:
+/// [`SantaPile::step`] stops with an error instead of simulating an exploding pile (whose
+/// contact points grow without bound). The bodies fall from a few metres onto a ground a few
+/// metres wide.
+pub const ARENA_RADIUS: f32 = 100.0;
 /// Largest number of bodies [`SantaPile::new`] accepts.
 pub const MAX_BODIES: usize = 256;
 
@@ -539,12 +544,30 @@ impl SantaPile {
     /// pass, the self-collision queries.
     ///
     /// # Errors
-    /// Not expected: a particle position that became non-finite
-    /// ([`DeformError::NonFinitePosition`]).
+    /// [`DeformError::PositionOutOfRange`] (`"particle (the pile diverged)"`, the particle's
+    /// index over all bodies) when a particle is farther than [`ARENA_RADIUS`] from the origin,
+    /// checked before anything moves; not expected otherwise: a particle position that became
+    /// non-finite ([`DeformError::NonFinitePosition`]).
     ///
     /// # Performance
     /// See [`SantaPile`].
     pub fn step(&mut self) -> Result<StepStats> {
+        let mut index = 0;
+        for s in &self.santas {
+            for &h in &s.particles {
+                let p = self.world.bodies[h].translation();
+                let far = p.abs().max_element();
+                if !p.is_finite() || far > ARENA_RADIUS {
+                    return Err(DeformError::PositionOutOfRange {
+                        what: "particle (the pile diverged)",
+                        index,
+                        value: far,
+                        max: ARENA_RADIUS,
+                    });
+                }
+                index += 1;
+            }
+        }
         let mut stats = StepStats::default();
         let t = std::time::Instant::now();
         for s in &mut self.santas {

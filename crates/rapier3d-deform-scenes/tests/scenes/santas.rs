@@ -10,7 +10,7 @@ use rapier3d_deform::error::DeformError;
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform::validation::self_collisions_brute_force;
 use rapier3d_deform_scenes::santas::{
-    MAX_BODIES, SantaAsset, SantaPile, Surface, inter_body_collisions_brute_force,
+    ARENA_RADIUS, MAX_BODIES, SantaAsset, SantaPile, Surface, inter_body_collisions_brute_force,
 };
 use rapier3d_deform_scenes::teddy::Teddy;
 
@@ -181,4 +181,26 @@ fn bad_input_is_refused() {
     assert!(pile.particle_positions(1).is_none());
     assert!(pile.surface_vertices(1).is_none());
     assert!(pile.self_pairs(1).is_none());
+}
+
+/// A pile whose particles fly off (a diverged simulation) stops with a typed error naming the
+/// particle, before anything is stepped.
+#[test]
+fn a_diverged_pile_stops_with_an_error() {
+    let mut pile = SantaPile::new(asset(), 2, Surface::Crate, 3).expect("pile");
+    pile.step().expect("a first step");
+    let mut far = pile.particle_positions(1).expect("body").to_vec();
+    far[7].x = 2.0 * ARENA_RADIUS;
+    pile.set_particle_positions(1, &far)
+        .expect("finite positions");
+    let steps = pile.steps();
+    let particles = pile.particle_positions(0).expect("body").len();
+    match pile.step() {
+        Err(DeformError::PositionOutOfRange { index, value, .. }) => {
+            assert_eq!(index, particles + 7);
+            assert_eq!(value, 2.0 * ARENA_RADIUS);
+        }
+        other => panic!("expected PositionOutOfRange, got {other:?}"),
+    }
+    assert_eq!(pile.steps(), steps, "nothing stepped");
 }
