@@ -183,7 +183,7 @@ pub fn run(options: &RunOptions) -> SceneReport {
     report.metric(
         "speedup_vs_trimesh_deformable",
         tri_ms / crate_ms,
-        "ms_per_step_trimesh_deformable / ms_per_step_crate (issue target ≥ 10)",
+        "ms_per_step_trimesh_deformable / ms_per_step_crate (target ≥ 10)",
     );
     report.metric(
         "false_negatives_inter",
