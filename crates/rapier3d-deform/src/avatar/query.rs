@@ -4,7 +4,7 @@ use super::build::{AvatarBoxes, CellNode, LEAF};
 use crate::bounds::BoundsWorkspace;
 use crate::error::{DeformError, Result};
 use crate::governor::{Affine, deform_vertex, validate_governors};
-use crate::math::{Aabb, Mat3, Vec3};
+use crate::math::{Aabb, Mat3, Vec3, frobenius};
 use rapier3d::parry::glamx::Vec3A;
 use rapier3d::parry::query::PointQuery;
 use rapier3d::parry::shape::Triangle;
@@ -974,11 +974,6 @@ fn invert(g: &Affine) -> Option<Affine> {
     let inverse = g.linear.inverse();
     let result = Affine::new(inverse, -(inverse * g.translation));
     result.is_finite().then_some(result)
-}
-
-/// Frobenius norm of `m` (bounds its operator norm).
-fn frobenius(m: &Mat3) -> f32 {
-    m.to_cols_array().iter().map(|x| x * x).sum::<f32>().sqrt()
 }
 
 /// `m` with every entry replaced by its absolute value.

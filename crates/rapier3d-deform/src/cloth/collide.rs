@@ -7,7 +7,7 @@ use crate::bounds::BoundsWorkspace;
 use crate::error::{DeformError, Result};
 use crate::geometry::first_crossing;
 use crate::governor::{Affine, deform_vertex, validate_governors};
-use crate::math::Vec3;
+use crate::math::{Vec3, frobenius};
 
 /// The seed's three distance thresholds (Pelechano 2002 §4.4) and the response's parameters.
 ///
@@ -505,14 +505,8 @@ impl SkinCollision {
                 g.translation - p.translation,
             ));
             for x in [g, p] {
-                let a = x
-                    .linear
-                    .to_cols_array()
-                    .iter()
-                    .map(|v| v * v)
-                    .sum::<f32>()
-                    .sqrt();
-                magnitude = magnitude.max(a * avatar.rest_radius + x.translation.length());
+                magnitude = magnitude
+                    .max(frobenius(&x.linear) * avatar.rest_radius + x.translation.length());
             }
         }
         let influences = avatar.max_influences as f32;
@@ -612,22 +606,13 @@ impl SkinCollision {
         let bary = self.barycentric(avatar, c.triangle, c.point)?;
         let eps = 1e-5;
         let zeros = bary.to_array().map(|x| x <= eps);
-        let face = |s: &mut Self, t: u32| -> Result<Vec3> {
-            let [a, b, cc] = s.current_corners(avatar, t)?;
-            Ok((b - a).cross(cc - a).normalize_or_zero())
-        };
         let tri = avatar.mesh().triangles()[c.triangle as usize];
         let n = match zeros.iter().filter(|z| **z).count() {
             0 => c.normal,
             1 => {
+                // The edge opposite corner k is (k+1, k+2): edge (k+1) % 3.
                 let k = zeros.iter().position(|z| *z).unwrap_or(0);
-                // The edge opposite corner k is (k+1, k+2): neighbour slot (k+1) % 3.
-                let other = self.neighbours[c.triangle as usize][(k + 1) % 3];
-                if other == u32::MAX {
-                    c.normal
-                } else {
-                    c.normal + face(self, other)?
-                }
+                self.edge_normal(avatar, c.triangle, (k + 1) % 3)?
             }
             _ => {
                 let k = zeros.iter().position(|z| !*z).unwrap_or(0);

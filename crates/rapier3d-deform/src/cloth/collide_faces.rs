@@ -293,8 +293,9 @@ impl SkinCollision {
         Ok(sum)
     }
 
-    /// The pseudo-normal of edge `e` of skin triangle `t`: the sum of its faces' unit normals.
-    fn edge_normal(&mut self, avatar: &AvatarBoxes, t: u32, e: usize) -> Result<Vec3> {
+    /// The pseudo-normal of edge `e` of skin triangle `t`: the sum of its faces' unit normals
+    /// (the triangle's own alone on a border edge), not normalised.
+    pub(super) fn edge_normal(&mut self, avatar: &AvatarBoxes, t: u32, e: usize) -> Result<Vec3> {
         let face = |s: &mut Self, t: u32| -> Result<Vec3> {
             let [a, b, c] = s.current_corners(avatar, t)?;
             Ok((b - a).cross(c - a).normalize_or_zero())

@@ -25,3 +25,13 @@ pub use rapier3d::parry::glamx::Mat3;
 pub use rapier3d::parry::glamx::Mat4;
 /// glam's quaternion (Rapier's `Rotation`).
 pub use rapier3d::parry::glamx::Quat;
+
+/// The Frobenius norm of `m`, a bound on its operator norm (its entries squared and summed in
+/// column order).
+///
+/// # Performance
+/// O(1): nine multiplications and a square root.
+#[inline]
+pub(crate) fn frobenius(m: &Mat3) -> f32 {
+    m.to_cols_array().iter().map(|x| x * x).sum::<f32>().sqrt()
+}

@@ -559,12 +559,21 @@ impl DeformableMeshShape {
 
     /// Vertex `v` morphed, then deformed by the governors.
     fn morphed_vertex(&self, m: &ShapeMorph, v: usize) -> Vec3 {
-        let p0 = m
-            .deltas
-            .displace_with(&self.morph_weights, v, self.tree.rest_positions()[v]);
+        self.morphed_vertex_with(&m.deltas, &self.governors, &self.morph_weights, v)
+    }
+
+    /// Vertex `v` morphed by `morph` with `morph_weights`, then deformed by `governors`.
+    pub(super) fn morphed_vertex_with(
+        &self,
+        morph: &MorphDeltas,
+        governors: &[Affine],
+        morph_weights: &[f32],
+        v: usize,
+    ) -> Vec3 {
+        let p0 = morph.displace_with(morph_weights, v, self.tree.rest_positions()[v]);
         let mut p = Vec3::ZERO;
         for (g, w) in self.tree.weights().iter_row(v) {
-            p += w * self.governors[g as usize].transform_point(p0);
+            p += w * governors[g as usize].transform_point(p0);
         }
         p
     }

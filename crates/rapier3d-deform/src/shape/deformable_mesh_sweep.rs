@@ -3,7 +3,7 @@
 use super::deformable_mesh_shape::DeformableMeshShape;
 use crate::error::Result;
 use crate::governor::{Affine, deform_vertex};
-use crate::math::{Mat3, Vec3};
+use crate::math::{Vec3, frobenius};
 
 /// What swept contacts keep between two poses.
 #[derive(Clone, Debug)]
@@ -139,14 +139,7 @@ impl DeformableMeshShape {
                 &s.previous,
                 v,
             ),
-            Some(morph) => {
-                let p0 = morph.displace_with(&s.previous_morph, v, self.tree.rest_positions()[v]);
-                let mut p = Vec3::ZERO;
-                for (g, w) in self.tree.weights().iter_row(v) {
-                    p += w * s.previous[g as usize].transform_point(p0);
-                }
-                p
-            }
+            Some(morph) => self.morphed_vertex_with(morph, &s.previous, &s.previous_morph, v),
         }
     }
 
@@ -200,9 +193,4 @@ impl DeformableMeshShape {
         s.motion_bound = bound;
         self.sweep = Some(s);
     }
-}
-
-/// The Frobenius norm of `m` (a bound on its operator norm).
-fn frobenius(m: &Mat3) -> f32 {
-    (m.x_axis.length_squared() + m.y_axis.length_squared() + m.z_axis.length_squared()).sqrt()
 }
