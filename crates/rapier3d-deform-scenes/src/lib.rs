@@ -6,6 +6,7 @@
 //! | [`santas`] | colliding point-based bodies: Spots whose 24 particles are spring-joined Rapier bodies, crate or `TriMesh` surfaces, a contact pass driving the particles, brute-force inter-body pairs |
 //! | [`characters`] | the Fox and Kenney's platformer character walking through falling balls (skinned colliders, surface velocities) |
 //! | [`car`], [`barrel`], [`crash`] | plastic car and barrel assets with damage examples, the crash and barrel-drop layouts |
+//! | [`ray_parity`] | inside tests of closed shapes by ray parity (one ray, or three voting) |
 //! | [`primitives`] | the closed box shared by examples, tests and the API harness |
 //! | [`sdf_mesh`] | signed distance fields from smooth unions, meshed by surface nets |
 //! | [`render`] | a z-buffered software rasterizer writing PNGs, with titles, time stamps, body labels and legends (`render::annotate`) and the shared dent and self-collision colours |
@@ -30,6 +31,7 @@ pub mod crash;
 pub mod fox;
 pub mod garment;
 pub mod primitives;
+pub mod ray_parity;
 pub mod render;
 pub mod santas;
 pub mod sdf_mesh;

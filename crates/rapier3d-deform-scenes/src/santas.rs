@@ -63,8 +63,6 @@ use rapier3d_deform::rapier3d::dynamics::{RigidBodyBuilder, RigidBodyHandle, Spr
 use rapier3d_deform::rapier3d::geometry::{
     ActiveCollisionTypes, ColliderBuilder, ColliderHandle, SharedShape, TriMeshFlags,
 };
-use rapier3d_deform::rapier3d::parry::query::Ray;
-use rapier3d_deform::rapier3d::parry::shape::Shape;
 use rapier3d_deform::rapier3d::pipeline::PhysicsWorld;
 use rapier3d_deform::shape::DeformableMeshShape;
 
@@ -881,7 +879,7 @@ impl SantaPile {
                     continue;
                 }
                 for &p in vertices {
-                    if aabb.contains_local_point(p) && inside_closed(shape, p) {
+                    if aabb.contains_local_point(p) && crate::ray_parity::inside_voted(shape, p) {
                         count += 1;
                         deepest = deepest.max(shape.distance_to_local_point(p, false));
                     }
@@ -895,33 +893,6 @@ impl SantaPile {
     pub fn ground(&self) -> ColliderHandle {
         self.ground
     }
-}
-
-/// Ray parity, voted over three fixed, slightly tilted directions (inside when at least two see an
-/// odd number of surface crossings): one ray that grazes an edge or a vertex counts a crossing
-/// twice or not at all.
-fn inside_closed(shape: &dyn Shape, point: Vec3) -> bool {
-    let directions = [
-        Vec3::new(0.0137, 1.0, 0.0291),
-        Vec3::new(1.0, 0.0213, -0.0377),
-        Vec3::new(-0.0419, 0.0173, 1.0),
-    ];
-    let odd = |dir: Vec3| {
-        let dir = dir.normalize();
-        let mut origin = point;
-        let mut hits = 0;
-        for _ in 0..256 {
-            match shape.cast_local_ray(&Ray::new(origin, dir), f32::MAX, false) {
-                Some(t) => {
-                    hits += 1;
-                    origin += dir * (t + 1e-5);
-                }
-                None => break,
-            }
-        }
-        hits % 2 == 1
-    };
-    directions.into_iter().filter(|&d| odd(d)).count() >= 2
 }
 
 /// Brute-force inter-body collisions: every pair `(body1, t1, body2, t2)` (`body1 < body2`) of

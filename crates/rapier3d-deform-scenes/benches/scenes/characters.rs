@@ -43,14 +43,15 @@ use rapier3d_deform::math::Vec3;
 use rapier3d_deform::query::DeformDispatcher;
 use rapier3d_deform::rapier3d::dynamics::{RigidBodyBuilder, RigidBodyHandle};
 use rapier3d_deform::rapier3d::geometry::{ColliderBuilder, ColliderHandle, SharedShape};
-use rapier3d_deform::rapier3d::math::{Pose, Real, Vector};
+use rapier3d_deform::rapier3d::math::{Pose, Vector};
 use rapier3d_deform::rapier3d::parry::bounding_volume::BoundingVolume;
 use rapier3d_deform::rapier3d::parry::query::{
-    ContactManifold, DefaultQueryDispatcher, PersistentQueryDispatcher, Ray,
+    ContactManifold, DefaultQueryDispatcher, PersistentQueryDispatcher,
 };
 use rapier3d_deform::rapier3d::parry::shape::{Shape, TriMesh};
 use rapier3d_deform::rapier3d::pipeline::PhysicsWorld;
 use rapier3d_deform::shape::DeformableMeshShape;
+use rapier3d_deform_scenes::ray_parity::{TILTED_DIRECTIONS, odd_crossings};
 
 /// The largest extent of every asset's rest pose after scaling (m).
 const SIZE: f32 = 2.0;
@@ -176,19 +177,7 @@ fn inside_closed(shape: &dyn Shape, pose: &Pose, point: Vec3) -> bool {
     if !shape.compute_local_aabb().contains_local_point(local) {
         return false;
     }
-    let dir = Vec3::new(0.0137, 1.0, 0.0291).normalize();
-    let mut origin = local;
-    let mut hits = 0;
-    for _ in 0..256 {
-        match shape.cast_local_ray(&Ray::new(origin, dir), Real::MAX, false) {
-            Some(t) => {
-                hits += 1;
-                origin += dir * (t + 1e-5);
-            }
-            None => break,
-        }
-    }
-    hits % 2 == 1
+    odd_crossings(shape, local, TILTED_DIRECTIONS[0].normalize())
 }
 
 /// Contact points and deepest penetration of each ball against the character, by the crate's

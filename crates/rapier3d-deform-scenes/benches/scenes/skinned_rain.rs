@@ -41,17 +41,18 @@ use rapier3d_deform::rapier3d::dynamics::{RigidBodyBuilder, RigidBodyHandle};
 use rapier3d_deform::rapier3d::geometry::{
     ColliderBuilder, ColliderHandle, NarrowPhase, SharedShape, TriMeshFlags,
 };
-use rapier3d_deform::rapier3d::math::{Pose, Real};
+use rapier3d_deform::rapier3d::math::Pose;
 use rapier3d_deform::rapier3d::parry::bounding_volume::BoundingVolume;
 use rapier3d_deform::rapier3d::parry::mass_properties::MassProperties;
 use rapier3d_deform::rapier3d::parry::query::{
-    ContactManifold, DefaultQueryDispatcher, PersistentQueryDispatcher, QueryDispatcher, Ray,
+    ContactManifold, DefaultQueryDispatcher, PersistentQueryDispatcher, QueryDispatcher,
 };
 use rapier3d_deform::rapier3d::parry::shape::Shape;
 use rapier3d_deform::rapier3d::pipeline::PhysicsWorld;
 use rapier3d_deform::shape::DeformableMeshShape;
 use rapier3d_deform_scenes::cat::{Cat, CatResolution, Gait};
 use rapier3d_deform_scenes::fox::SubdividedFox;
+use rapier3d_deform_scenes::ray_parity::{TILTED_DIRECTIONS, odd_crossings};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
@@ -607,19 +608,7 @@ fn inside_closed(shape: &dyn Shape, pose: &Pose, point: Vec3) -> bool {
     if !shape.compute_local_aabb().contains_local_point(local) {
         return false;
     }
-    let dir = Vec3::new(0.0137, 1.0, 0.0291).normalize();
-    let mut origin = local;
-    let mut hits = 0;
-    for _ in 0..256 {
-        match shape.cast_local_ray(&Ray::new(origin, dir), Real::MAX, false) {
-            Some(t) => {
-                hits += 1;
-                origin += dir * (t + 1e-5);
-            }
-            None => break,
-        }
-    }
-    hits % 2 == 1
+    odd_crossings(shape, local, TILTED_DIRECTIONS[0].normalize())
 }
 
 /// What one route measured.
