@@ -39,6 +39,8 @@ mod self_collision;
 mod self_fox_game;
 #[path = "scenes/skinned_rain.rs"]
 mod skinned_rain;
+#[path = "scenes/softbody_spot.rs"]
+mod softbody_spot;
 #[path = "scenes/subdiv_limit.rs"]
 mod subdiv_limit;
 #[path = "scenes/subdiv_sphere.rs"]
@@ -115,6 +117,14 @@ const SCENES: &[Scene] = &[
         description: "the same on Spot (23k triangles) under point-based animation with 24 \
                       particles (the paper's Fig. 4)",
         run: self_collision::run_teddy,
+    },
+    Scene {
+        name: "self_softbody",
+        description: "Spot as a Rapier 0.36 soft body (its surface embedded in tetrahedra) \
+                      squashed under a plate, with and without Rapier's self contacts; the \
+                      BN-Tree (tet particles as point governors), HSC and BVH routes on the same \
+                      surface and motion",
+        run: self_collision::run_softbody,
     },
     Scene {
         name: "santas",

@@ -20,6 +20,7 @@
 //! and checked against brute force in the crate's tests) at full size.
 
 use super::runner::{FrameTable, PlotSpec, RunOptions, SceneReport, Section, median};
+use super::softbody_spot;
 use rapier3d_deform::bn_tree::{
     BnTree, BnTreeOptions, CullingMode, RefitPolicy, SelfCollisionQuery,
 };
@@ -815,6 +816,126 @@ pub fn run_teddy(options: &RunOptions) -> SceneReport {
     report.frames = table;
     report.plot = Some(plot(
         &format!("point-based Spot ({} triangles, 24 particles)", m.triangles),
+        series,
+    ));
+    report
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rapier's soft-body self contacts as a peer.
+
+/// `self_softbody`: Spot (5,856 triangles) as a Rapier 0.36 soft body, its surface embedded in
+/// tetrahedra and squashed under a plate, stepped with and without Rapier's self contacts; the
+/// self-contact world's frames go to the four routes above (the crate's governors: the tet
+/// particles, the embedding's barycentric weights). `--quick`: fewer steps and frames.
+pub fn run_softbody(options: &RunOptions) -> SceneReport {
+    let (steps, record_every, cell) = if options.quick {
+        (4, 2, 0.16)
+    } else {
+        (120, 2, 0.1)
+    };
+    let teddy = Teddy::from_obj_file(asset("closed/spot.obj"), 0)
+        .unwrap_or_else(|e| panic!("loading spot.obj failed: {e}"));
+    // Feet on the ground, 1 m tall.
+    let mesh = teddy.mesh();
+    let (lo, hi) = mesh
+        .positions()
+        .iter()
+        .fold((Vec3::MAX, Vec3::MIN), |(a, b), p| (a.min(*p), b.max(*p)));
+    let scale = 1.0 / (hi.y - lo.y);
+    let lift = Vec3::new(-(lo.x + hi.x) * 0.5, -lo.y, -(lo.z + hi.z) * 0.5);
+    let placed: Vec<Vec3> = mesh
+        .positions()
+        .iter()
+        .map(|p| (*p + lift) * scale + Vec3::new(0.0, 0.01, 0.0))
+        .collect();
+    let placed =
+        TriangleMesh::new(placed, mesh.triangles().to_vec()).unwrap_or_else(|e| panic!("{e}"));
+    let start = Instant::now();
+    let run = softbody_spot::simulate(&placed, 1.0, cell, steps, record_every);
+    let simulated_s = start.elapsed().as_secs_f64();
+    eprintln!(
+        "  soft Spot: {} particles, {} steps in {simulated_s:.1} s, {} frames recorded",
+        run.particles,
+        steps,
+        run.frames.len()
+    );
+    let anim = Animation {
+        label: "soft Spot squashed".into(),
+        mesh: run.mesh.clone(),
+        rest: run.rest.clone(),
+        weights: run.weights.clone(),
+        frames: run.frames.clone(),
+        point_rest: Some(run.particle_rest.clone()),
+    };
+    let m = measure(&anim, passes(options.quick), options.quick);
+    let mut report = SceneReport::new("self_softbody");
+    report_metrics(
+        &mut report,
+        &m,
+        std::slice::from_ref(&m),
+        reference_name(options.quick),
+    );
+    let mut on: Vec<f64> = run.step_ms.iter().map(|s| s.0).collect();
+    let mut off: Vec<f64> = run.step_ms.iter().map(|s| s.1).collect();
+    let mean = |xs: &[f64]| xs.iter().sum::<f64>() / xs.len().max(1) as f64;
+    let (mean_on, mean_off) = (mean(&on), mean(&off));
+    let rapier_self = mean_on - mean_off;
+    let bn = m.mean(|r| r.bntree_ms);
+    report.metric(
+        "particles",
+        run.particles as f64,
+        format!(
+            "soft body particles (tetrahedra of {} cm in a 1 m Spot)",
+            cell * 100.0
+        ),
+    );
+    report.metric(
+        "ms_per_step_softbody_self_contacts",
+        mean_on,
+        format!(
+            "Rapier step with self contacts, mean over {steps} steps (median {:.3})",
+            median(&mut on)
+        ),
+    );
+    report.metric(
+        "ms_per_step_softbody_no_self_contacts",
+        mean_off,
+        format!(
+            "the same body without self contacts (median {:.3})",
+            median(&mut off)
+        ),
+    );
+    report.metric(
+        "ms_rapier_self_contacts",
+        rapier_self,
+        "the difference: Rapier's self-contact passes per step (with their solver work once the surface folds)",
+    );
+    report.metric(
+        "speedup_vs_rapier_self_contacts",
+        rapier_self / bn,
+        "ms_rapier_self_contacts / ms_per_frame_bntree (the crate's conservative query on the same surface and motion)",
+    );
+    report.metric(
+        "embedding_clamped_vertices",
+        run.clamped_vertices as f64,
+        "skin vertices with a negative barycentric weight, clamped for the crate's convex weights",
+    );
+    report.metric(
+        "embedding_max_error",
+        run.max_embedding_error as f64,
+        "largest distance (m) between Rapier's skin vertex and the crate's convex re-embedding, over the recorded frames",
+    );
+    report
+        .sections
+        .push(summary_section(std::slice::from_ref(&m)));
+    let (table, series) = frame_table(std::slice::from_ref(&m), &[], 0);
+    report.frames = table;
+    report.plot = Some(plot(
+        &format!(
+            "soft-body Spot ({} triangles, {} particles)",
+            m.triangles, run.particles
+        ),
         series,
     ));
     report
