@@ -20,8 +20,8 @@ thread_local! {
     /// Of those, the allocations made by `contact_manifolds` calls beyond growing the pair's
     /// manifold list or giving a manifold its first point storage.
     static BEYOND_GROWTH: Cell<usize> = const { Cell::new(0) };
-    /// The longest incoming manifold list seen on this thread.
-    static LONGEST_LIST: Cell<usize> = const { Cell::new(0) };
+    /// The longest incoming manifold list whose call grew the key index on this thread.
+    static LONGEST_INDEXED: Cell<usize> = const { Cell::new(0) };
     /// `DeformDispatcher` calls that handled their pair.
     static HANDLED: Cell<usize> = const { Cell::new(0) };
 }
@@ -44,7 +44,7 @@ pub fn allocations() -> usize {
 /// Allocations since [`reset`] inside `contact_manifolds` calls beyond growth: of a pair's
 /// manifold list past its largest capacity so far (one per doubling), of manifolds given their
 /// first point storage (one each), and of the thread's key index when a list longer than any
-/// before comes in (one).
+/// indexed before is indexed (one).
 pub fn allocations_beyond_growth() -> usize {
     BEYOND_GROWTH.with(Cell::get)
 }
@@ -175,16 +175,20 @@ where
         let r = counted(|| {
             DeformDispatcher.contact_manifolds(pos12, g1, g2, prediction, manifolds, workspace)
         });
-        // The per-thread buffer that indexes a list's keys grows with the longest list indexed.
-        let index_growth = LONGEST_LIST.with(|l| {
-            let longer = incoming > l.get();
-            l.set(l.get().max(incoming));
-            usize::from(longer)
-        });
         let growth = list_growth_allocations(capacity, manifolds.capacity())
-            + with_point_storage(manifolds).saturating_sub(holding)
-            + index_growth;
-        let beyond = (allocations() - before).saturating_sub(growth);
+            + with_point_storage(manifolds).saturating_sub(holding);
+        let mut beyond = (allocations() - before).saturating_sub(growth);
+        // The per-thread buffer that indexes a list's keys (built only when a pair is not found
+        // near its slot) grows with the longest list indexed: one allocation is the index's
+        // when the list is longer than any whose call grew it before.
+        if beyond > 0 {
+            LONGEST_INDEXED.with(|l| {
+                if incoming > l.get() {
+                    l.set(incoming);
+                    beyond -= 1;
+                }
+            });
+        }
         BEYOND_GROWTH.with(|c| c.set(c.get() + beyond));
         r
     }

@@ -34,14 +34,29 @@
 //! So Rapier has **no velocity target along the normal**: a separation speed can only come from
 //! the penetration bias, which the unbiased (relax) pass of every substep removes again (a body
 //! hit by a moving surface is pushed out of it but keeps no velocity; a thin fast surface
-//! overtakes it). The module therefore splits the surface velocity:
+//! overtakes it). The bias is soft (`erp/dt` about 9 to 17 per second at Rapier's defaults): a
+//! body that a surface keeps pressing at speed `s` is pushed out only once `erp/dt` times its
+//! depth exceeds what it already moves at, so a body held back by anything else (ground
+//! friction under a ball wedged against an advancing face) sinks a little deeper every step.
+//! The module therefore splits the surface velocity:
 //!
 //! * **In the solver** (the hooks): `tangent_velocity = v₁ − v₂`, the full relative deformation
 //!   velocity of the two surfaces at the solver contact (this module's `v`, rotated to world;
 //!   zero for a side that is not tracked). Its tangential part is the friction target: a body on
 //!   a moving surface is carried, within the friction cone. Its normal part only advances the
-//!   surface in the solver's substep separation. `dist`, `normal`, `friction` and `restitution`
-//!   are left as Rapier computed them.
+//!   surface in the solver's substep separation.
+//! * **The penetration lead** (the hooks): where the surfaces close in along the manifold normal
+//!   (`s = (v₁ − v₂)·n > 0`) at a solver contact that already penetrates (`dist < 0`), `dist` is
+//!   lowered by `s / (erp/dt)`, so that the biased pass pushes at `s` plus Rapier's own
+//!   correction of the depth: the body keeps pace with the surface inside the step instead of
+//!   lagging behind it. `erp/dt` is the smaller of Rapier's static and dynamic contact settings
+//!   at the substep length ([`SurfaceVelocityHooks::set_integration_parameters`]; Rapier's
+//!   defaults until called), so the lead is at least `s` whichever the solver applies, and the
+//!   push stays capped by `max_corrective_velocity`. Separated (speculative) contacts are left
+//!   alone: the surface is posed for the step's end before the narrow phase, so their allowance
+//!   is already exact. The relax pass removes the bias velocity as usual; the body's velocity
+//!   comes from the step below. `normal`, `friction` and `restitution` are left as Rapier
+//!   computed them.
 //! * **After the step** ([`SurfaceVelocityHooks::apply_normal_velocities`]): the normal part, as
 //!   a velocity projection with Rapier's public body API. Every dynamic body that the surface
 //!   catches during the step (its deepest contact points) gets at least the surface's normal
@@ -70,6 +85,7 @@
 //! (Schvartzman et al. 2009, governors `(A_k, t_k)`), taken as the finite difference of two
 //! poses: O(m) per step plus O(influences) per contact, as the paper's bounds are.
 
+use rapier3d::dynamics::{IntegrationParameters, SpringCoefficients};
 use rapier3d::geometry::{ColliderHandle, ColliderSet};
 use rapier3d::math::Real;
 use rapier3d::pipeline::{ActiveHooks, ContactModificationContext, PhysicsHooks, PhysicsWorld};
@@ -108,10 +124,56 @@ struct Tracked {
 /// # Performance
 /// [`Self::update`]: O(m + morph targets) per tracked collider. Per solver contact: a linear
 /// search over the tracked colliders plus O(3 · (influences + morph targets)).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct SurfaceVelocityHooks {
     tracked: Vec<Tracked>,
     dt: Real,
+    /// The contact softness and substep count of the world the hooks serve
+    /// ([`Self::set_integration_parameters`]; Rapier's defaults otherwise).
+    softness: SolverSoftness,
+    /// `erp/dt` of the solver's penetration bias at the last [`Self::update`]'s `dt`: Rapier's
+    /// static and dynamic contact settings.
+    erp_inv_dt: [Real; 2],
+}
+
+/// What the hooks need of the world's `IntegrationParameters` to lead the solver's penetration
+/// bias by the surface's normal speed.
+#[derive(Clone, Copy, Debug)]
+struct SolverSoftness {
+    static_contacts: SpringCoefficients<Real>,
+    dynamic_contacts: SpringCoefficients<Real>,
+    substeps: usize,
+}
+
+impl SolverSoftness {
+    fn of(params: &IntegrationParameters) -> Self {
+        Self {
+            static_contacts: params.static_contact_softness,
+            dynamic_contacts: params.contact_softness,
+            substeps: params.num_solver_iterations.max(1),
+        }
+    }
+
+    /// `erp/dt` for static and dynamic contact pairs at step `dt` (Rapier evaluates it per
+    /// substep).
+    fn erp_inv_dt(&self, dt: Real) -> [Real; 2] {
+        let h = dt / self.substeps as Real;
+        [
+            self.static_contacts.erp_inv_dt(h),
+            self.dynamic_contacts.erp_inv_dt(h),
+        ]
+    }
+}
+
+impl Default for SurfaceVelocityHooks {
+    fn default() -> Self {
+        Self {
+            tracked: Vec::new(),
+            dt: 0.0,
+            softness: SolverSoftness::of(&IntegrationParameters::default()),
+            erp_inv_dt: [0.0; 2],
+        }
+    }
 }
 
 impl SurfaceVelocityHooks {
@@ -222,7 +284,19 @@ impl SurfaceVelocityHooks {
             t.morph_after.copy_from_slice(shape.morph_weights());
         }
         self.dt = dt;
+        self.erp_inv_dt = self.softness.erp_inv_dt(dt);
         Ok(())
+    }
+
+    /// Takes the contact softness (`contact_softness`, `static_contact_softness`) and substep
+    /// count (`num_solver_iterations`) of the world the hooks serve, for the penetration lead of
+    /// the solver contacts (module docs); Rapier's defaults until called. Takes effect at the next
+    /// [`Self::update`].
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn set_integration_parameters(&mut self, params: &IntegrationParameters) {
+        self.softness = SolverSoftness::of(params);
     }
 
     /// The `dt` of the last [`Self::update`] (0 before the first).
@@ -484,10 +558,15 @@ impl PhysicsHooks for SurfaceVelocityHooks {
             return;
         }
         let colliders = context.colliders;
+        // The lead is taken at the softer of Rapier's two contact settings (the smaller `erp`),
+        // so that the bias reaches the surface's speed whichever the solver applies to the
+        // pair (module docs).
+        let erp_inv_dt = self.erp_inv_dt[0].min(self.erp_inv_dt[1]);
         let Some(rigid) = context.rigid_mut() else {
             return;
         };
         let (tri1, tri2) = (rigid.manifold.subshape1, rigid.manifold.subshape2);
+        let normal = rigid.manifold.data.normal;
         for c in rigid.solver_contacts.iter_mut() {
             let mut rel = Vec3::ZERO;
             if track1 {
@@ -497,6 +576,12 @@ impl PhysicsHooks for SurfaceVelocityHooks {
                 rel -= self.world_velocity(colliders, c2, tri2, c.anchor2);
             }
             c.tangent_velocity = rel;
+            // The penetration lead: a surface closing in at `s` on a body it already penetrates
+            // gets a bias of at least `s` (module docs).
+            let closing = rel.dot(normal);
+            if closing > 0.0 && c.dist < 0.0 && erp_inv_dt > 0.0 {
+                c.dist -= closing / erp_inv_dt;
+            }
         }
     }
 }
