@@ -58,23 +58,47 @@ pub(crate) fn children(valence: usize, points: &[P3]) -> Result<Children> {
     ])
 }
 
-/// The axis-aligned box of a sub-patch after one refinement step (seed §2.4: boxes from the
-/// control points, "optionally after r refinement steps"; here r = 1): the box of its own control
-/// triangle and of its four children's control points, widened by `1e-12 · (1 + |x|)` per axis.
+/// The axis-aligned box of a limit patch two refinement steps down (seed §2.4: boxes from the
+/// control points, "optionally after r refinement steps"; here r = 2): the box of its own control
+/// triangle and of its four children's boxes ([`aabb_of`]: each child's control triangle and its
+/// own children's control points).
+///
+/// The level-`k` meshes over the patch's domain (`k ≥ 1`) and its limit surface are the unions of
+/// those over its children's domains, which each child's box holds; the control triangle is the
+/// level-0 mesh. So the box bounds the limit surface and every level-`k` mesh over the domain
+/// alike, as [`aabb_of`] does, about a ring of the first refinement tighter (the children's boxes
+/// reach half as far beyond the patch as the children's control points).
+///
+/// # Performance
+/// Five Loop steps ([`children`]: the patch's, then each child's) plus O(n + 4 · 54).
+pub(crate) fn aabb(valence: usize, points: &[P3]) -> Result<(P3, P3)> {
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
+    for p in &points[..3] {
+        for d in 0..3 {
+            lo[d] = lo[d].min(p[d]);
+            hi[d] = hi[d].max(p[d]);
+        }
+    }
+    for (n, k) in &children(valence, points)? {
+        let (l, h) = aabb_of(k, &children(*n, k)?);
+        for d in 0..3 {
+            lo[d] = lo[d].min(l[d]);
+            hi[d] = hi[d].max(h[d]);
+        }
+    }
+    Ok((lo, hi))
+}
+
+/// The axis-aligned box of a sub-patch after one refinement step: the box of its own control
+/// triangle and of its four children's control points `kids`, widened by `1e-12 · (1 + |x|)` per
+/// axis.
 ///
 /// The limit patch lies in the convex hull of the children's control points (all Loop stencils
 /// are non-negative), and so does every finer control mesh over the sub-patch's domain; its own
 /// control triangle is the one level not below the children. So the box bounds the limit surface
 /// and every level-`k` mesh (`k ≥` the sub-patch's depth) over the domain alike. (The Bézier
 /// coefficients of a regular patch would bound the limit patch only.)
-///
-/// # Performance
-/// One Loop step ([`children`]) plus O(n + 54).
-pub(crate) fn aabb(valence: usize, points: &[P3]) -> Result<(P3, P3)> {
-    Ok(aabb_of(points, &children(valence, points)?))
-}
-
-/// [`aabb`] from the children already computed.
 ///
 /// # Performance
 /// O(n + 54).
