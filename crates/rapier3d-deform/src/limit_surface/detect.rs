@@ -356,6 +356,16 @@ impl LimitInterferenceQuery {
             .map(|&i| sub_patch(&self.arena[i as usize]))
     }
 
+    /// How many sub-patches the query keeps in its scratch memory for later queries (those of
+    /// the last queries, including the stale ones of patches that moved since, until the next
+    /// compaction drops these).
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn kept_subpatches(&self) -> usize {
+        self.arena.len()
+    }
+
     fn reset(&mut self, hs: &[&mut LimitHierarchy]) {
         self.stamp += 1;
         self.reached = 0;
