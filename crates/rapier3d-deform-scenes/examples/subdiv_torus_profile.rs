@@ -5,7 +5,8 @@
 //! `push` and at `push + 0.01`, runs one untimed query (eigen tables), then `queries` queries
 //! alternating between the two poses, each `set_control_points` + `detect_self` with the
 //! benchmark's oracle ([`EdgeTolerance`] up to the level that resolves the tolerance), through
-//! `limit_query`, and prints the wall time per query and the last query's counters. With
+//! `limit_query`, and prints the wall time per query, the last query's counters and its regions by
+//! topology. With
 //! `level_k`, the same queries run the benchmark's other route instead (the BN-Tree
 //! self-collision query on the level-k Loop mesh, conservative, posing included) through
 //! `level_k_query`.
@@ -13,7 +14,7 @@
 use rapier3d_deform::bn_tree::{BnTree, BnTreeOptions, CullingMode, SelfCollisionQuery};
 use rapier3d_deform::deformation::LoopSubdivision;
 use rapier3d_deform::governor::GovernedDeformation;
-use rapier3d_deform::limit_surface::{LimitHierarchy, LimitInterferenceQuery};
+use rapier3d_deform::limit_surface::{LimitHierarchy, LimitInterferenceQuery, RegionTopology};
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform_scenes::subdiv::{EdgeTolerance, level_resolving, push_bridge, torus_cage};
 use std::time::Instant;
@@ -121,6 +122,20 @@ fn main() {
     }
     let ms = start.elapsed().as_secs_f64() * 1e3 / queries.max(1) as f64;
     let s = query.result().stats;
+    let count = |t: RegionTopology| {
+        query
+            .result()
+            .regions
+            .iter()
+            .filter(|r| r.topology == t)
+            .count()
+    };
+    println!(
+        "regions by topology: {} adjacent, {} sharing a corner, {} disjoint",
+        count(RegionTopology::Adjacent),
+        count(RegionTopology::SharedCorner),
+        count(RegionTopology::Disjoint)
+    );
     println!(
         "push {push}, tolerance {tolerance} (level {k}): {ms:.3} ms/query, {regions} regions, {} \
          interfering, {} unresolved self; nodes tested {}, pair tests {}, patch bounds {}, \

@@ -223,6 +223,8 @@ struct Sub {
     children: Option<[u32; 4]>,
     /// The outcome of its self test and the contour flag it was found with.
     self_test: Option<(bool, bool)>,
+    /// Per corner, the generators of its derivatives from there, computed when first needed.
+    corner_gens: [Option<Box<[P3]>>; 3],
     /// The last query that reached it.
     reached: u64,
 }
@@ -260,6 +262,8 @@ pub struct LimitInterferenceQuery {
     /// Per ordered pair of arena indices whose boxes overlap: whether the pair's other tests
     /// ruled it out (kept while the two sub-patches are, cleared when the arena is compacted).
     pair_outcomes: HashMap<u64, bool, BuildHasherDefault<PairHasher>>,
+    /// Scratch generators of the corner test.
+    scratch: Vec<P3>,
     out: LimitInterference,
 }
 
@@ -311,6 +315,7 @@ impl LimitInterferenceQuery {
             reached: 0,
             visited: Vec::new(),
             pair_outcomes: HashMap::default(),
+            scratch: Vec::new(),
             out: LimitInterference::default(),
         }
     }
@@ -597,7 +602,7 @@ impl LimitInterferenceQuery {
         let keys = corners.map(|c| corner_key(h, t, 0, c));
         let idx = self.arena.len() as u32;
         let kids = refine::children(valence, &points)?;
-        let (hull, own) = hull_of(&points, &kids);
+        let (hull, own) = hull_of(&points, &kids)?;
         self.arena.push(Sub {
             surface: s as u8,
             first_corner: h.first_corner(t) as u8,
@@ -616,6 +621,7 @@ impl LimitInterferenceQuery {
             own,
             children: None,
             self_test: None,
+            corner_gens: [None, None, None],
             reached: self.stamp,
         });
         self.roots[s][t as usize] = (changed, idx);
@@ -670,7 +676,7 @@ impl LimitInterferenceQuery {
         for (k, ((n, pts), corners)) in kids.into_iter().zip(child_corners).enumerate() {
             let grandchildren = refine::children(n, &pts)?;
             let (lo, hi) = refine::aabb_of(&pts, &grandchildren);
-            let (hull, own) = hull_of(&pts, &grandchildren);
+            let (hull, own) = hull_of(&pts, &grandchildren)?;
             let h = &*ctx.hs[surface as usize];
             let keys = corners.map(|c| corner_key(h, patch, depth + 1, c));
             ids[k] = self.arena.len() as u32;
@@ -692,6 +698,7 @@ impl LimitInterferenceQuery {
                 own,
                 children: None,
                 self_test: None,
+                corner_gens: [None, None, None],
                 reached: self.stamp,
             });
             self.visited.push(ids[k]);
@@ -945,9 +952,34 @@ impl LimitInterferenceQuery {
         if shared.is_empty() {
             return Ok(self.separated_by_normals(x, y));
         }
-        let (a, b) = (&self.arena[x as usize], &self.arena[y as usize]);
         let (i, j) = shared[0];
-        corners_separate(a, i, b, j)
+        self.corners_separate(x, i, y, j)
+    }
+
+    /// The generators of sub-patch `x`'s derivatives from its corner `i`
+    /// ([`refine::corner_generators`]), computed when a pair first needs them.
+    fn corner_generators(&mut self, x: u32, i: usize) -> Result<&[P3]> {
+        let s = &mut self.arena[x as usize];
+        if s.corner_gens[i].is_none() {
+            s.corner_gens[i] = Some(refine::corner_generators(s.valence, &s.points, i)?.into());
+        }
+        Ok(self.arena[x as usize].corner_gens[i]
+            .as_deref()
+            .unwrap_or_else(|| unreachable!("set above")))
+    }
+
+    /// Whether two sub-patches sharing corner `i` of `x` = corner `j` of `y` meet only there: the
+    /// cones of their directional derivatives from the corner ([`refine::corner_generators`]:
+    /// `a − p` and `b − p` lie in them) fit, `x`'s and the negated `y`'s together, in one cone
+    /// narrower than a half-space, so a plane through the corner separates the two sub-patches.
+    fn corners_separate(&mut self, x: u32, i: usize, y: u32, j: usize) -> Result<bool> {
+        let mut gens = std::mem::take(&mut self.scratch);
+        gens.clear();
+        gens.extend_from_slice(self.corner_generators(x, i)?);
+        gens.extend(self.corner_generators(y, j)?.iter().map(|g| g.map(|c| -c)));
+        let separate = cone_of(&gens).is_some();
+        self.scratch = gens;
+        Ok(separate)
     }
 
     fn report(
@@ -1002,22 +1034,9 @@ fn placeholder() -> Sub {
         own: ([0.0; 3], 0.0, 0.0),
         children: None,
         self_test: None,
+        corner_gens: [None, None, None],
         reached: 0,
     }
-}
-
-/// Whether two sub-patches sharing corner `i` of `a` = corner `j` of `b` meet only there: the
-/// cones of their directional derivatives from the corner ([`refine::corner_generators`]: `a − p`
-/// and `b − p` lie in them) fit, `a`'s and the negated `b`'s together, in one cone narrower than a
-/// half-space, so a plane through the corner separates the two sub-patches.
-fn corners_separate(a: &Sub, i: usize, b: &Sub, j: usize) -> Result<bool> {
-    let mut gens = refine::corner_generators(a.valence, &a.points, i)?;
-    gens.extend(
-        refine::corner_generators(b.valence, &b.points, j)?
-            .into_iter()
-            .map(|g| g.map(|x| -x)),
-    );
-    Ok(cone_of(&gens).is_some())
 }
 
 /// The public view of a sub-patch: its domain in barycentric coordinates over its control
@@ -1078,14 +1097,14 @@ fn extent(points: &[P3], n: P3) -> (f64, f64) {
     (lo, hi)
 }
 
-/// A sub-patch's hull points (its control triangle and its children's control points) and the
-/// normal of its control triangle with the hull's extent along it.
-fn hull_of(points: &[P3], kids: &Children) -> (Vec<P3>, (P3, f64, f64)) {
-    let mut hull = Vec::with_capacity(3 + kids.iter().map(|k| k.1.len()).sum::<usize>());
+/// A sub-patch's hull points (its control triangle and its children's distinct control points,
+/// [`refine::distinct_child_points`]) and the normal of its control triangle with the hull's
+/// extent along it.
+fn hull_of(points: &[P3], kids: &Children) -> Result<(Vec<P3>, (P3, f64, f64))> {
+    let slots = refine::distinct_child_points(kids[0].0)?;
+    let mut hull = Vec::with_capacity(3 + slots.len());
     hull.extend_from_slice(&points[..3]);
-    for (_, p) in kids.iter() {
-        hull.extend_from_slice(p);
-    }
+    hull.extend(slots.iter().map(|&(k, r)| kids[k].1[r]));
     let (a, b, c) = (points[0], points[1], points[2]);
     let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
     let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
@@ -1095,7 +1114,7 @@ fn hull_of(points: &[P3], kids: &Children) -> (Vec<P3>, (P3, f64, f64)) {
         u[0] * v[1] - u[1] * v[0],
     ];
     let (lo, hi) = extent(&hull, n);
-    (hull, (n, lo, hi))
+    Ok((hull, (n, lo, hi)))
 }
 
 fn disjoint(la: P3, ha: P3, lb: P3, hb: P3) -> bool {

@@ -12,9 +12,11 @@ use super::cone::NormalBound;
 use super::eigen::loop_eigen;
 use super::eigen_bounds::eigen_bounds;
 use super::interval::{IVec64, Interval64, add, corners, scaled};
+use super::local_matrix::MAX_VALENCE;
 use super::local_matrix::{REGULAR_VALENCE, regular_limit_row};
 use super::patch_bound::{Frame, apply, cross3, regular_normal_bound, tightened_normal_bound};
-use crate::error::Result;
+use crate::error::{DeformError, Result};
+use std::sync::OnceLock;
 
 /// A 3D point or vector in f64.
 pub(crate) type P3 = [f64; 3];
@@ -56,6 +58,47 @@ pub(crate) fn children(valence: usize, points: &[P3]) -> Result<Children> {
         (REGULAR_VALENCE, apply(&picks[1], points)),
         (REGULAR_VALENCE, apply(&picks[2], points)),
     ])
+}
+
+/// The slots `(child, control point)` of [`children`]'s output that hold distinct points: per
+/// valence, the children's rows of the local subdivision and picking matrices (over the parent's
+/// control points), each kept at its first occurrence. Children share control points (the level-1
+/// vertices around their common corners and edges); a shared point comes from identical matrix
+/// rows, which [`super::patch_bound::apply`] turns into bit-identical points (the same products
+/// summed in the same order), so the kept slots hold exactly the set of the children's points.
+///
+/// # Errors
+/// Only for a valence outside the tables.
+///
+/// # Performance
+/// O(1) after the first call per valence (O(4 · 12 · (n+6)²) then).
+pub(crate) fn distinct_child_points(valence: usize) -> Result<&'static [(usize, usize)]> {
+    static TABLES: [OnceLock<Vec<(usize, usize)>>; MAX_VALENCE + 1] =
+        [const { OnceLock::new() }; MAX_VALENCE + 1];
+    let eig = loop_eigen(valence)?;
+    let Some(table) = TABLES.get(valence) else {
+        return Err(DeformError::InvalidParameter {
+            name: "valence",
+            value: valence as f32,
+            reason: "must be 3..=12",
+        });
+    };
+    Ok(table.get_or_init(|| {
+        let picks = eig.picks();
+        let matrices = [eig.subdivision(), &picks[0], &picks[1], &picks[2]];
+        let mut seen: Vec<Vec<u64>> = Vec::new();
+        let mut slots = Vec::new();
+        for (k, m) in matrices.iter().enumerate() {
+            for r in 0..m.nrows() {
+                let row: Vec<u64> = (0..m.ncols()).map(|c| m[(r, c)].to_bits()).collect();
+                if !seen.contains(&row) {
+                    seen.push(row);
+                    slots.push((k, r));
+                }
+            }
+        }
+        slots
+    }))
 }
 
 /// The axis-aligned box of a limit patch two refinement steps down (seed §2.4: boxes from the
