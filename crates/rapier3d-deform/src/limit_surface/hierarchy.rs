@@ -23,6 +23,9 @@ fn next_epoch() -> u64 {
 /// found with, the outcome.
 type Outcome = (u64, bool, bool);
 
+/// The boundary loop of the union of two adjacent nodes (when a disc) and its self-test outcome.
+type UnionLoop = (Option<Vec<BoundaryEdge>>, Outcome);
+
 /// A boundary edge of a region: `(patch, canonical edge 0..3)`.
 pub(crate) type BoundaryEdge = (u32, u8);
 
@@ -122,7 +125,7 @@ pub struct LimitHierarchy {
     fan_cache: Vec<(u64, bool, bool)>,
     /// The boundary loops of the unions of two adjacent nodes met so far (topology only), with
     /// the outcome of the union's self test.
-    union_loops: HashMap<(u32, u32), (Option<Vec<BoundaryEdge>>, Outcome)>,
+    union_loops: HashMap<(u32, u32), UnionLoop>,
     /// Per node: the outcome of its self test.
     node_test: Vec<Outcome>,
     /// Per patch: the epoch and its boundary segments.
