@@ -267,6 +267,9 @@ pub struct LimitInterferenceQuery {
     out: LimitInterference,
 }
 
+/// At most this many pair outcomes are kept (about 32 MB); further pairs are tested every time.
+const PAIR_OUTCOMES_KEPT: usize = 1 << 20;
+
 /// A multiplicative hash of a pair of arena indices (the standard library's SipHash costs more
 /// than most pair tests it would save).
 #[derive(Clone, Copy, Debug, Default)]
@@ -904,7 +907,9 @@ impl LimitInterferenceQuery {
             Some(&ruled_out) => ruled_out,
             None => {
                 let ruled_out = self.rule_out_pair(x, y, topology, shared)?;
-                self.pair_outcomes.insert(key, ruled_out);
+                if self.pair_outcomes.len() < PAIR_OUTCOMES_KEPT {
+                    self.pair_outcomes.insert(key, ruled_out);
+                }
                 ruled_out
             }
         };
