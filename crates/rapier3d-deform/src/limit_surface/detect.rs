@@ -30,6 +30,8 @@ use super::refine::{self, Children, P3, Segment};
 use crate::error::{DeformError, Result};
 use crate::geometry::{triangles_cross_beyond_vertex, triangles_intersect};
 use crate::math::Vec3;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// The deepest refinement below a limit patch, whatever the oracle says (16 Loop steps: sub-patch
 /// edges `2⁻¹⁶` of the control edge).
@@ -219,6 +221,12 @@ struct Sub {
     /// The normal of its control triangle and the hull's extent along it.
     own: (P3, f64, f64),
     children: Option<[u32; 4]>,
+    /// The outcome of its self test and the contour flag it was found with.
+    self_test: Option<(bool, bool)>,
+    /// Per corner, the generators of its derivatives from there, computed when first needed.
+    corner_gens: [Option<Box<[P3]>>; 3],
+    /// The last query that reached it.
+    reached: u64,
 }
 
 /// A reusable detection query (seed Fig. 6) with its scratch memory.
@@ -227,17 +235,60 @@ struct Sub {
 /// A query visits hierarchy nodes until their self or pair tests succeed, then limit patches and
 /// their refinements where the oracle asks: O(nodes reached + sub-patches created), each
 /// sub-patch one Loop step of its control neighbourhood (O((n+6)²)) and a normal bound
-/// (Bézier form, or the tightening of §4 at an irregular corner). Sub-patches are created once per
-/// query and shared by every pair that reaches them.
+/// (Bézier form, or the tightening of §4 at an irregular corner).
+///
+/// Sub-patches are created once and shared by every pair that reaches them, also by later queries
+/// while their limit patch's control points do not move: a sub-patch depends on those alone, so
+/// its control points, box, hull, normal bound, boundary segments, self-test outcome and children
+/// are kept (the hierarchy's change epochs, [`LimitHierarchy::set_control_points`], tell which
+/// patches moved; the sub-patches of a patch that moved are rebuilt when a query reaches it, and
+/// the stale ones are dropped once they make up half of the scratch memory). What a query
+/// reports, its counters and its budget are the same as if every sub-patch were built anew.
 #[derive(Clone, Debug)]
 pub struct LimitInterferenceQuery {
     contour: bool,
     budget: usize,
     arena: Vec<Sub>,
-    /// Per surface, per patch: (query stamp, arena index) of its depth-0 sub-patch.
+    /// Per surface, per patch: (the patch's change epoch it was built for, 0 for none; arena
+    /// index) of its depth-0 sub-patch.
     roots: [Vec<(u64, u32)>; 2],
+    /// The arena's length after its last compaction.
+    compacted: usize,
     stamp: u64,
+    /// Sub-patches reached by the current query (its budget counts them).
+    reached: usize,
+    /// Their arena indices in the order they were reached.
+    visited: Vec<u32>,
+    /// Per ordered pair of arena indices whose boxes overlap: whether the pair's other tests
+    /// ruled it out (kept while the two sub-patches are, cleared when the arena is compacted).
+    pair_outcomes: HashMap<u64, bool, BuildHasherDefault<PairHasher>>,
+    /// Scratch generators of the corner test.
+    scratch: Vec<P3>,
     out: LimitInterference,
+}
+
+/// At most this many pair outcomes are kept (about 32 MB); further pairs are tested every time.
+const PAIR_OUTCOMES_KEPT: usize = 1 << 20;
+
+/// A multiplicative hash of a pair of arena indices (the standard library's SipHash costs more
+/// than most pair tests it would save).
+#[derive(Clone, Copy, Debug, Default)]
+struct PairHasher(u64);
+
+impl Hasher for PairHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 impl Default for LimitInterferenceQuery {
@@ -262,7 +313,12 @@ impl LimitInterferenceQuery {
             budget: DEFAULT_SUBPATCH_BUDGET,
             arena: Vec::new(),
             roots: [Vec::new(), Vec::new()],
+            compacted: 0,
             stamp: 0,
+            reached: 0,
+            visited: Vec::new(),
+            pair_outcomes: HashMap::default(),
+            scratch: Vec::new(),
             out: LimitInterference::default(),
         }
     }
@@ -274,6 +330,7 @@ impl LimitInterferenceQuery {
     /// O(1).
     pub fn without_contour(mut self) -> Self {
         self.contour = false;
+        self.pair_outcomes.clear();
         self
     }
 
@@ -302,19 +359,74 @@ impl LimitInterferenceQuery {
     /// # Performance
     /// O(1) per item.
     pub fn subpatches(&self) -> impl Iterator<Item = SubPatch> + '_ {
-        self.arena.iter().map(sub_patch)
+        self.visited
+            .iter()
+            .map(|&i| sub_patch(&self.arena[i as usize]))
+    }
+
+    /// How many sub-patches the query keeps in its scratch memory for later queries (those of
+    /// the last queries, including the stale ones of patches that moved since, until the next
+    /// compaction drops these).
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn kept_subpatches(&self) -> usize {
+        self.arena.len()
     }
 
     fn reset(&mut self, hs: &[&mut LimitHierarchy]) {
-        self.arena.clear();
         self.stamp += 1;
+        self.reached = 0;
+        self.visited.clear();
         for (s, h) in hs.iter().enumerate() {
             self.roots[s].resize(h.patch_count(), (0, 0));
+        }
+        for roots in &mut self.roots[hs.len()..] {
+            roots.clear();
+        }
+        if self.arena.len() > 2 * self.compacted + 4096 {
+            self.compact(hs);
         }
         self.out.regions.clear();
         self.out.unresolved_self.clear();
         self.out.budget_reached = false;
         self.out.stats = DetectStats::default();
+    }
+
+    /// Keeps only the sub-patches of the patches whose control points have not moved since their
+    /// depth-0 sub-patch was built (the others can no longer be reached), renumbered.
+    fn compact(&mut self, hs: &[&mut LimitHierarchy]) {
+        self.pair_outcomes.clear();
+        let mut old = std::mem::take(&mut self.arena);
+        let mut stack: Vec<(u32, Option<(usize, u32)>)> = Vec::new();
+        for (s, h) in hs.iter().enumerate() {
+            for (t, root) in self.roots[s].iter_mut().enumerate() {
+                if root.0 == 0 || root.0 != h.patch_changed(t as u32) {
+                    *root = (0, 0);
+                    continue;
+                }
+                // Depth first; a copied child is written into its parent's children slot.
+                stack.push((root.1, None));
+                root.1 = self.arena.len() as u32;
+                while let Some((i, parent)) = stack.pop() {
+                    let id = self.arena.len() as u32;
+                    let mut sub = std::mem::replace(&mut old[i as usize], placeholder());
+                    if let Some(kids) = sub.children {
+                        for (k, &c) in kids.iter().enumerate().rev() {
+                            stack.push((c, Some((k, id))));
+                        }
+                        sub.children = Some([u32::MAX; 4]);
+                    }
+                    self.arena.push(sub);
+                    if let Some((k, p)) = parent
+                        && let Some(c) = self.arena[p as usize].children.as_mut()
+                    {
+                        c[k] = id;
+                    }
+                }
+            }
+        }
+        self.compacted = self.arena.len();
     }
 
     /// `DetectSelfInterference` of the whole surface (seed Fig. 6) at the current control points.
@@ -474,18 +586,26 @@ impl LimitInterferenceQuery {
         s: usize,
         t: u32,
     ) -> Result<u32> {
-        let (stamp, idx) = self.roots[s][t as usize];
-        if stamp == self.stamp {
+        let (built, idx) = self.roots[s][t as usize];
+        let h = &mut *ctx.hs[s];
+        let changed = h.patch_changed(t);
+        if built != 0 && built == changed {
+            let sub = &mut self.arena[idx as usize];
+            if sub.reached != self.stamp {
+                sub.reached = self.stamp;
+                self.reached += 1;
+                self.visited.push(idx);
+                self.out.stats.patches_entered += 1;
+            }
             return Ok(idx);
         }
-        let h = &mut *ctx.hs[s];
         let (lo, hi, cone) = h.patch_bounds(t, &mut self.out.stats.patch_bounds_computed)?;
         let (valence, points) = h.patch_points(t);
         let corners = [[0, 0], [1, 0], [0, 1]];
         let keys = corners.map(|c| corner_key(h, t, 0, c));
         let idx = self.arena.len() as u32;
         let kids = refine::children(valence, &points)?;
-        let (hull, own) = hull_of(&points, &kids);
+        let (hull, own) = hull_of(&points, &kids)?;
         self.arena.push(Sub {
             surface: s as u8,
             first_corner: h.first_corner(t) as u8,
@@ -503,8 +623,13 @@ impl LimitInterferenceQuery {
             hull,
             own,
             children: None,
+            self_test: None,
+            corner_gens: [None, None, None],
+            reached: self.stamp,
         });
-        self.roots[s][t as usize] = (self.stamp, idx);
+        self.roots[s][t as usize] = (changed, idx);
+        self.reached += 1;
+        self.visited.push(idx);
         self.out.stats.patches_entered += 1;
         Ok(idx)
     }
@@ -517,12 +642,24 @@ impl LimitInterferenceQuery {
         x: u32,
     ) -> Result<Option<[u32; 4]>> {
         let sub = &self.arena[x as usize];
-        if let Some(c) = sub.children {
+        if let Some(c) = sub.children
+            && self.arena[c[0] as usize].reached == self.stamp
+        {
             return Ok(Some(c));
         }
-        if sub.depth >= MAX_REFINE_DEPTH || self.arena.len() + 4 > self.budget {
+        if sub.depth >= MAX_REFINE_DEPTH || self.reached + 4 > self.budget {
             self.out.budget_reached |= sub.depth < MAX_REFINE_DEPTH;
             return Ok(None);
+        }
+        if let Some(c) = sub.children {
+            // Built by an earlier query over the same control points.
+            for k in c {
+                self.arena[k as usize].reached = self.stamp;
+            }
+            self.reached += 4;
+            self.visited.extend(c);
+            self.out.stats.subpatches_created += 4;
+            return Ok(Some(c));
         }
         let (surface, patch, depth, valence) = (sub.surface, sub.patch, sub.depth, sub.valence);
         let p = sub.corners.map(|c| [2 * c[0], 2 * c[1]]);
@@ -542,7 +679,7 @@ impl LimitInterferenceQuery {
         for (k, ((n, pts), corners)) in kids.into_iter().zip(child_corners).enumerate() {
             let grandchildren = refine::children(n, &pts)?;
             let (lo, hi) = refine::aabb_of(&pts, &grandchildren);
-            let (hull, own) = hull_of(&pts, &grandchildren);
+            let (hull, own) = hull_of(&pts, &grandchildren)?;
             let h = &*ctx.hs[surface as usize];
             let keys = corners.map(|c| corner_key(h, patch, depth + 1, c));
             ids[k] = self.arena.len() as u32;
@@ -563,8 +700,13 @@ impl LimitInterferenceQuery {
                 hull,
                 own,
                 children: None,
+                self_test: None,
+                corner_gens: [None, None, None],
+                reached: self.stamp,
             });
+            self.visited.push(ids[k]);
         }
+        self.reached += 4;
         self.out.stats.subpatches_created += 4;
         self.arena[x as usize].children = Some(ids);
         Ok(Some(ids))
@@ -605,6 +747,17 @@ impl LimitInterferenceQuery {
     }
 
     fn rule_out_sub(&mut self, x: u32) -> Result<bool> {
+        if let Some((contour, ok)) = self.arena[x as usize].self_test
+            && contour == self.contour
+        {
+            return Ok(ok);
+        }
+        let ok = self.sub_self_test(x)?;
+        self.arena[x as usize].self_test = Some((self.contour, ok));
+        Ok(ok)
+    }
+
+    fn sub_self_test(&mut self, x: u32) -> Result<bool> {
         let NormalBound::Cone(cone) = self.cone(x)? else {
             return Ok(false);
         };
@@ -734,6 +887,14 @@ impl LimitInterferenceQuery {
         y: u32,
     ) -> Result<()> {
         self.out.stats.pair_tests += 1;
+        {
+            // Two sub-patches sharing an edge have overlapping boxes: disjoint boxes rule out a
+            // pair of any topology, before the corners are compared.
+            let (a, b) = (&self.arena[x as usize], &self.arena[y as usize]);
+            if disjoint(a.lo, a.hi, b.lo, b.hi) {
+                return Ok(());
+            }
+        }
         let shared = self.shared_keys(x, y);
         let shared = shared.as_slice();
         let topology = match shared.len() {
@@ -741,29 +902,19 @@ impl LimitInterferenceQuery {
             1 => RegionTopology::SharedCorner,
             _ => RegionTopology::Adjacent,
         };
-        if topology == RegionTopology::Adjacent {
-            let Some((i, j)) = edge_of(shared) else {
-                return Err(DeformError::NotAvailable {
-                    what: "limit sub-patch adjacency",
-                    reason: "two sub-patches share two corners but no oriented edge",
-                });
-            };
-            if self.rule_out_adjacent_subs(x, y, i, j)? {
-                return Ok(());
+        let key = (u64::from(x) << 32) | u64::from(y);
+        let ruled_out = match self.pair_outcomes.get(&key) {
+            Some(&ruled_out) => ruled_out,
+            None => {
+                let ruled_out = self.rule_out_pair(x, y, topology, shared)?;
+                if self.pair_outcomes.len() < PAIR_OUTCOMES_KEPT {
+                    self.pair_outcomes.insert(key, ruled_out);
+                }
+                ruled_out
             }
-        } else {
-            let (a, b) = (&self.arena[x as usize], &self.arena[y as usize]);
-            if disjoint(a.lo, a.hi, b.lo, b.hi) {
-                return Ok(());
-            }
-            if shared.is_empty() && self.separated_by_normals(x, y) {
-                return Ok(());
-            }
-            if let Some(&(i, j)) = shared.first()
-                && corners_separate(a, i, b, j)?
-            {
-                return Ok(());
-            }
+        };
+        if ruled_out {
+            return Ok(());
         }
         let both = if self.ask(ctx, x, y) {
             match self.children(ctx, x)? {
@@ -782,6 +933,58 @@ impl LimitInterferenceQuery {
             }
         }
         Ok(())
+    }
+
+    /// The tests of a pair of sub-patches beyond their boxes: the union's self test when they
+    /// share an edge, the separating directions when they are disjoint, the corner cones when
+    /// they share one corner.
+    fn rule_out_pair(
+        &mut self,
+        x: u32,
+        y: u32,
+        topology: RegionTopology,
+        shared: &[(usize, usize)],
+    ) -> Result<bool> {
+        if topology == RegionTopology::Adjacent {
+            let Some((i, j)) = edge_of(shared) else {
+                return Err(DeformError::NotAvailable {
+                    what: "limit sub-patch adjacency",
+                    reason: "two sub-patches share two corners but no oriented edge",
+                });
+            };
+            return self.rule_out_adjacent_subs(x, y, i, j);
+        }
+        if shared.is_empty() {
+            return Ok(self.separated_by_normals(x, y));
+        }
+        let (i, j) = shared[0];
+        self.corners_separate(x, i, y, j)
+    }
+
+    /// The generators of sub-patch `x`'s derivatives from its corner `i`
+    /// ([`refine::corner_generators`]), computed when a pair first needs them.
+    fn corner_generators(&mut self, x: u32, i: usize) -> Result<&[P3]> {
+        let s = &mut self.arena[x as usize];
+        if s.corner_gens[i].is_none() {
+            s.corner_gens[i] = Some(refine::corner_generators(s.valence, &s.points, i)?.into());
+        }
+        Ok(self.arena[x as usize].corner_gens[i]
+            .as_deref()
+            .unwrap_or_else(|| unreachable!("set above")))
+    }
+
+    /// Whether two sub-patches sharing corner `i` of `x` = corner `j` of `y` meet only there: the
+    /// cones of their directional derivatives from the corner ([`refine::corner_generators`]:
+    /// `a − p` and `b − p` lie in them) fit, `x`'s and the negated `y`'s together, in one cone
+    /// narrower than a half-space, so a plane through the corner separates the two sub-patches.
+    fn corners_separate(&mut self, x: u32, i: usize, y: u32, j: usize) -> Result<bool> {
+        let mut gens = std::mem::take(&mut self.scratch);
+        gens.clear();
+        gens.extend_from_slice(self.corner_generators(x, i)?);
+        gens.extend(self.corner_generators(y, j)?.iter().map(|g| g.map(|c| -c)));
+        let separate = cone_of(&gens).is_some();
+        self.scratch = gens;
+        Ok(separate)
     }
 
     fn report(
@@ -816,18 +1019,29 @@ impl LimitInterferenceQuery {
     }
 }
 
-/// Whether two sub-patches sharing corner `i` of `a` = corner `j` of `b` meet only there: the
-/// cones of their directional derivatives from the corner ([`refine::corner_generators`]: `a − p`
-/// and `b − p` lie in them) fit, `a`'s and the negated `b`'s together, in one cone narrower than a
-/// half-space, so a plane through the corner separates the two sub-patches.
-fn corners_separate(a: &Sub, i: usize, b: &Sub, j: usize) -> Result<bool> {
-    let mut gens = refine::corner_generators(a.valence, &a.points, i)?;
-    gens.extend(
-        refine::corner_generators(b.valence, &b.points, j)?
-            .into_iter()
-            .map(|g| g.map(|x| -x)),
-    );
-    Ok(cone_of(&gens).is_some())
+/// An empty sub-patch, left behind where [`LimitInterferenceQuery::compact`] moved one out.
+fn placeholder() -> Sub {
+    Sub {
+        surface: 0,
+        first_corner: 0,
+        patch: 0,
+        depth: 0,
+        corners: [[0; 2]; 3],
+        keys: [CornerKey::Vertex(0); 3],
+        valence: 0,
+        points: Vec::new(),
+        lo: [0.0; 3],
+        hi: [0.0; 3],
+        cone: None,
+        segments: None,
+        kids: None,
+        hull: Vec::new(),
+        own: ([0.0; 3], 0.0, 0.0),
+        children: None,
+        self_test: None,
+        corner_gens: [None, None, None],
+        reached: 0,
+    }
 }
 
 /// The public view of a sub-patch: its domain in barycentric coordinates over its control
@@ -888,14 +1102,14 @@ fn extent(points: &[P3], n: P3) -> (f64, f64) {
     (lo, hi)
 }
 
-/// A sub-patch's hull points (its control triangle and its children's control points) and the
-/// normal of its control triangle with the hull's extent along it.
-fn hull_of(points: &[P3], kids: &Children) -> (Vec<P3>, (P3, f64, f64)) {
-    let mut hull = Vec::with_capacity(3 + kids.iter().map(|k| k.1.len()).sum::<usize>());
+/// A sub-patch's hull points (its control triangle and its children's distinct control points,
+/// [`refine::distinct_child_points`]) and the normal of its control triangle with the hull's
+/// extent along it.
+fn hull_of(points: &[P3], kids: &Children) -> Result<(Vec<P3>, (P3, f64, f64))> {
+    let slots = refine::distinct_child_points(kids[0].0)?;
+    let mut hull = Vec::with_capacity(3 + slots.len());
     hull.extend_from_slice(&points[..3]);
-    for (_, p) in kids.iter() {
-        hull.extend_from_slice(p);
-    }
+    hull.extend(slots.iter().map(|&(k, r)| kids[k].1[r]));
     let (a, b, c) = (points[0], points[1], points[2]);
     let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
     let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
@@ -905,7 +1119,7 @@ fn hull_of(points: &[P3], kids: &Children) -> (Vec<P3>, (P3, f64, f64)) {
         u[0] * v[1] - u[1] * v[0],
     ];
     let (lo, hi) = extent(&hull, n);
-    (hull, (n, lo, hi))
+    Ok((hull, (n, lo, hi)))
 }
 
 fn disjoint(la: P3, ha: P3, lb: P3, hb: P3) -> bool {
@@ -917,8 +1131,15 @@ fn corner_key(h: &LimitHierarchy, t: u32, depth: u32, c: [u32; 2]) -> CornerKey 
     let scale = 1u32 << depth;
     let bary = [scale - c[0] - c[1], c[0], c[1]];
     let v = h.canonical_vertices(t);
-    let nonzero: Vec<usize> = (0..3).filter(|&k| bary[k] != 0).collect();
-    match nonzero.as_slice() {
+    let mut nonzero = [0usize; 3];
+    let mut len = 0;
+    for (k, &b) in bary.iter().enumerate() {
+        if b != 0 {
+            nonzero[len] = k;
+            len += 1;
+        }
+    }
+    match &nonzero[..len] {
         [k] => CornerKey::Vertex(v[*k]),
         [k, l] => {
             let (a, b) = (v[*k], v[*l]);

@@ -8,6 +8,23 @@ use crate::error::{DeformError, Result};
 use crate::math::{Vec3, validate_positions};
 use crate::mesh::TriangleMesh;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Epochs come from one process-wide counter: an epoch names one state of the control points of
+/// one hierarchy (and of its clones until they move), so a cache keyed by a patch's last change
+/// (as the detection query's sub-patches are) never mistakes another hierarchy's patch for it.
+static NEXT_EPOCH: AtomicU64 = AtomicU64::new(1);
+
+fn next_epoch() -> u64 {
+    NEXT_EPOCH.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A cached self-test outcome: the epoch up to which it is known valid, the contour flag it was
+/// found with, the outcome.
+type Outcome = (u64, bool, bool);
+
+/// The boundary loop of the union of two adjacent nodes (when a disc) and its self-test outcome.
+type UnionLoop = (Option<Vec<BoundaryEdge>>, Outcome);
 
 /// A boundary edge of a region: `(patch, canonical edge 0..3)`.
 pub(crate) type BoundaryEdge = (u32, u8);
@@ -106,8 +123,11 @@ pub struct LimitHierarchy {
     vertex_fans: Vec<Option<Star>>,
     /// Per control vertex: the epoch, the contour flag and the outcome of its fan's self test.
     fan_cache: Vec<(u64, bool, bool)>,
-    /// The boundary loops of the unions of two adjacent nodes met so far (topology only).
-    union_loops: HashMap<(u32, u32), Option<Vec<BoundaryEdge>>>,
+    /// The boundary loops of the unions of two adjacent nodes met so far (topology only), with
+    /// the outcome of the union's self test.
+    union_loops: HashMap<(u32, u32), UnionLoop>,
+    /// Per node: the outcome of its self test.
+    node_test: Vec<Outcome>,
     /// Per patch: the epoch and its boundary segments.
     segment_cache: Vec<SegmentCache>,
 }
@@ -172,7 +192,9 @@ impl LimitHierarchy {
             .iter()
             .map(|p| [p.x as f64, p.y as f64, p.z as f64])
             .collect();
+        let epoch = next_epoch();
         let mut h = Self {
+            node_test: vec![(0, false, false); nodes.len()],
             patches,
             triangles,
             first_corner,
@@ -182,8 +204,8 @@ impl LimitHierarchy {
             order,
             position,
             points,
-            epoch: 1,
-            patch_changed: vec![1; t_count],
+            epoch,
+            patch_changed: vec![epoch; t_count],
             node_changed: Vec::new(),
             moved: vec![false; control.vertex_count()],
             patch_cache: vec![Cached::EMPTY; t_count],
@@ -202,7 +224,7 @@ impl LimitHierarchy {
             }
         }
         h.fans = fans;
-        h.node_changed = vec![1; h.nodes.len()];
+        h.node_changed = vec![epoch; h.nodes.len()];
         for n in 0..h.nodes.len() {
             let (s, e) = (h.nodes[n].start, h.nodes[n].end);
             h.nodes[n].disc = h.region_loop(&[(s, e)]);
@@ -279,7 +301,7 @@ impl LimitHierarchy {
         if !any {
             return Ok(());
         }
-        self.epoch += 1;
+        self.epoch = next_epoch();
         for t in 0..self.triangles.len() {
             let ids = self.patches.control_indices(t).unwrap_or(&[]);
             if ids.iter().any(|&i| self.moved[i as usize]) {
@@ -297,14 +319,15 @@ impl LimitHierarchy {
     }
 
     /// The box of limit patch `t` at the current control points (refit lazily): it holds the
-    /// limit patch and every finer control mesh over it (its control points after one Loop step,
-    /// and its own control triangle).
+    /// limit patch and every finer control mesh over it (its own control triangle and the boxes
+    /// of its four children, each from the child's control triangle and its control points after
+    /// one more Loop step).
     ///
     /// # Errors
     /// [`DeformError::IndexOutOfRange`] for `t ≥ patch_count()`.
     ///
     /// # Performance
-    /// O((n+6)²) when stale, O(1) otherwise.
+    /// O((n+6)² + 4 · 12²) when stale, O(1) otherwise.
     pub fn patch_aabb(&mut self, t: usize) -> Result<([f64; 3], [f64; 3])> {
         if t >= self.patch_count() {
             return Err(DeformError::IndexOutOfRange {
@@ -343,6 +366,12 @@ impl LimitHierarchy {
         let tri = self.triangles[t as usize];
         let c = self.first_corner(t);
         [tri[c], tri[(c + 1) % 3], tri[(c + 2) % 3]]
+    }
+
+    /// The epoch in which patch `t`'s control points last changed (unique to this hierarchy's
+    /// state, see [`next_epoch`]).
+    pub(crate) fn patch_changed(&self, t: u32) -> u64 {
+        self.patch_changed[t as usize]
     }
 
     /// The valence and control points of patch `t`.
@@ -574,6 +603,17 @@ impl LimitHierarchy {
         contour: bool,
         bounded: &mut u64,
     ) -> Result<bool> {
+        let (epoch, with_contour, ok) = self.node_test[node as usize];
+        if epoch >= self.node_changed[node as usize] && with_contour == contour {
+            return Ok(ok);
+        }
+        let ok = self.node_self_test(node, contour, bounded)?;
+        self.node_test[node as usize] = (self.epoch, contour, ok);
+        Ok(ok)
+    }
+
+    /// [`Self::rule_out_node`] without the cache.
+    fn node_self_test(&mut self, node: u32, contour: bool, bounded: &mut u64) -> Result<bool> {
         let NormalBound::Cone(cone) = self.node_cone(node, bounded)? else {
             return Ok(false);
         };
@@ -592,10 +632,48 @@ impl LimitHierarchy {
 
     /// The same test on the union of two adjacent nodes (seed §2.4: "the union of the two patches
     /// is itself a proper connected patch").
+    ///
+    /// The outcome is cached per pair of nodes until a control point of either moves.
     pub(crate) fn rule_out_union(
         &mut self,
         a: u32,
         b: u32,
+        contour: bool,
+        bounded: &mut u64,
+    ) -> Result<bool> {
+        let key = (a.min(b), a.max(b));
+        let changed = self.node_changed[a as usize].max(self.node_changed[b as usize]);
+        if let Some((_, (epoch, with_contour, ok))) = self.union_loops.get(&key)
+            && *epoch >= changed
+            && *with_contour == contour
+        {
+            return Ok(*ok);
+        }
+        let (edges, _) = match self.union_loops.remove(&key) {
+            Some(l) => l,
+            None => {
+                let ranges = [
+                    (self.nodes[a as usize].start, self.nodes[a as usize].end),
+                    (self.nodes[b as usize].start, self.nodes[b as usize].end),
+                ];
+                (self.region_loop(&ranges), (0, false, false))
+            }
+        };
+        let ok = self.union_self_test(a, b, edges.as_deref(), contour, bounded);
+        let outcome = match &ok {
+            Ok(ok) => (self.epoch, contour, *ok),
+            Err(_) => (0, false, false),
+        };
+        self.union_loops.insert(key, (edges, outcome));
+        ok
+    }
+
+    /// The self test of the union of nodes `a` and `b` with boundary loop `edges`.
+    fn union_self_test(
+        &mut self,
+        a: u32,
+        b: u32,
+        edges: Option<&[BoundaryEdge]>,
         contour: bool,
         bounded: &mut u64,
     ) -> Result<bool> {
@@ -609,25 +687,12 @@ impl LimitHierarchy {
         if !contour {
             return Ok(true);
         }
-        let key = (a.min(b), a.max(b));
-        let edges = match self.union_loops.remove(&key) {
-            Some(l) => l,
-            None => {
-                let ranges = [
-                    (self.nodes[a as usize].start, self.nodes[a as usize].end),
-                    (self.nodes[b as usize].start, self.nodes[b as usize].end),
-                ];
-                self.region_loop(&ranges)
-            }
-        };
-        let simple = match &edges {
+        match edges {
             Some(edges) => self
                 .loop_segments(edges)
                 .map(|segs| projected_loop_is_simple(&segs, cone.axis())),
             None => Ok(false),
-        };
-        self.union_loops.insert(key, edges);
-        simple
+        }
     }
 }
 
@@ -737,10 +802,13 @@ impl LimitHierarchy {
     fn region_rules_out_cached(
         &mut self,
         region: &Star,
-        (epoch, with_contour, ok): (u64, bool, bool),
+        (epoch, with_contour, ok): Outcome,
         contour: bool,
         bounded: &mut u64,
     ) -> Result<bool> {
+        if epoch == self.epoch && with_contour == contour {
+            return Ok(ok);
+        }
         let changed = region
             .patches
             .iter()

@@ -29,7 +29,9 @@
 //!    boxes otherwise), the contour condition as a tangent-wedge and box test on the projected
 //!    boundary, refinement by one Loop step of the control neighbourhoods where a
 //!    [`ToleranceOracle`] asks; results are [`InterferenceRegion`]s (sub-patches with their
-//!    parametric domains and flat polygons).
+//!    parametric domains and flat polygons). A query keeps the sub-patches (and their self-test
+//!    and pair outcomes) of the limit patches whose control points did not move for the next
+//!    query; the answer is the same as a fresh query's.
 //!
 //! Bounds are conservative up to the documented table margin ([`TABLE_MARGIN`]) and f64
 //! rounding of the projection (about 1e-15 relative); interval operations round outward.

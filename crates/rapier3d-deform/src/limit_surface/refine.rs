@@ -12,9 +12,11 @@ use super::cone::NormalBound;
 use super::eigen::loop_eigen;
 use super::eigen_bounds::eigen_bounds;
 use super::interval::{IVec64, Interval64, add, corners, scaled};
+use super::local_matrix::MAX_VALENCE;
 use super::local_matrix::{REGULAR_VALENCE, regular_limit_row};
 use super::patch_bound::{Frame, apply, cross3, regular_normal_bound, tightened_normal_bound};
-use crate::error::Result;
+use crate::error::{DeformError, Result};
+use std::sync::OnceLock;
 
 /// A 3D point or vector in f64.
 pub(crate) type P3 = [f64; 3];
@@ -58,23 +60,88 @@ pub(crate) fn children(valence: usize, points: &[P3]) -> Result<Children> {
     ])
 }
 
-/// The axis-aligned box of a sub-patch after one refinement step (seed §2.4: boxes from the
-/// control points, "optionally after r refinement steps"; here r = 1): the box of its own control
-/// triangle and of its four children's control points, widened by `1e-12 · (1 + |x|)` per axis.
+/// The slots `(child, control point)` of [`children`]'s output that hold distinct points: per
+/// valence, the children's rows of the local subdivision and picking matrices (over the parent's
+/// control points), each kept at its first occurrence. Children share control points (the level-1
+/// vertices around their common corners and edges); a shared point comes from identical matrix
+/// rows, which [`super::patch_bound::apply`] turns into bit-identical points (the same products
+/// summed in the same order), so the kept slots hold exactly the set of the children's points.
+///
+/// # Errors
+/// Only for a valence outside the tables.
+///
+/// # Performance
+/// O(1) after the first call per valence (O(4 · 12 · (n+6)²) then).
+pub(crate) fn distinct_child_points(valence: usize) -> Result<&'static [(usize, usize)]> {
+    static TABLES: [OnceLock<Vec<(usize, usize)>>; MAX_VALENCE + 1] =
+        [const { OnceLock::new() }; MAX_VALENCE + 1];
+    let eig = loop_eigen(valence)?;
+    let Some(table) = TABLES.get(valence) else {
+        return Err(DeformError::InvalidParameter {
+            name: "valence",
+            value: valence as f32,
+            reason: "must be 3..=12",
+        });
+    };
+    Ok(table.get_or_init(|| {
+        let picks = eig.picks();
+        let matrices = [eig.subdivision(), &picks[0], &picks[1], &picks[2]];
+        let mut seen: Vec<Vec<u64>> = Vec::new();
+        let mut slots = Vec::new();
+        for (k, m) in matrices.iter().enumerate() {
+            for r in 0..m.nrows() {
+                let row: Vec<u64> = (0..m.ncols()).map(|c| m[(r, c)].to_bits()).collect();
+                if !seen.contains(&row) {
+                    seen.push(row);
+                    slots.push((k, r));
+                }
+            }
+        }
+        slots
+    }))
+}
+
+/// The axis-aligned box of a limit patch two refinement steps down (seed §2.4: boxes from the
+/// control points, "optionally after r refinement steps"; here r = 2): the box of its own control
+/// triangle and of its four children's boxes ([`aabb_of`]: each child's control triangle and its
+/// own children's control points).
+///
+/// The level-`k` meshes over the patch's domain (`k ≥ 1`) and its limit surface are the unions of
+/// those over its children's domains, which each child's box holds; the control triangle is the
+/// level-0 mesh. So the box bounds the limit surface and every level-`k` mesh over the domain
+/// alike, as [`aabb_of`] does, about a ring of the first refinement tighter (the children's boxes
+/// reach half as far beyond the patch as the children's control points).
+///
+/// # Performance
+/// Five Loop steps ([`children`]: the patch's, then each child's) plus O(n + 4 · 54).
+pub(crate) fn aabb(valence: usize, points: &[P3]) -> Result<(P3, P3)> {
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
+    for p in &points[..3] {
+        for d in 0..3 {
+            lo[d] = lo[d].min(p[d]);
+            hi[d] = hi[d].max(p[d]);
+        }
+    }
+    for (n, k) in &children(valence, points)? {
+        let (l, h) = aabb_of(k, &children(*n, k)?);
+        for d in 0..3 {
+            lo[d] = lo[d].min(l[d]);
+            hi[d] = hi[d].max(h[d]);
+        }
+    }
+    Ok((lo, hi))
+}
+
+/// The axis-aligned box of a sub-patch after one refinement step: the box of its own control
+/// triangle and of its four children's control points `kids`, widened by `1e-12 · (1 + |x|)` per
+/// axis.
 ///
 /// The limit patch lies in the convex hull of the children's control points (all Loop stencils
 /// are non-negative), and so does every finer control mesh over the sub-patch's domain; its own
 /// control triangle is the one level not below the children. So the box bounds the limit surface
 /// and every level-`k` mesh (`k ≥` the sub-patch's depth) over the domain alike. (The Bézier
 /// coefficients of a regular patch would bound the limit patch only.)
-///
-/// # Performance
-/// One Loop step ([`children`]) plus O(n + 54).
-pub(crate) fn aabb(valence: usize, points: &[P3]) -> Result<(P3, P3)> {
-    Ok(aabb_of(points, &children(valence, points)?))
-}
-
-/// [`aabb`] from the children already computed.
 ///
 /// # Performance
 /// O(n + 54).
