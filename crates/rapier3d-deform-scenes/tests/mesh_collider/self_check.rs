@@ -174,7 +174,10 @@ fn new_self_collisions_match_brute_force_on_a_closed_tube() {
         let c = run(&mesh, seed, 200);
         total = [total[0] + c[0], total[1] + c[1]];
     }
-    println!("tube: new pairs sharing a vertex {}, disjoint {}", total[0], total[1]);
+    println!(
+        "tube: new pairs sharing a vertex {}, disjoint {}",
+        total[0], total[1]
+    );
     assert!(total[0] > 20 && total[1] > 20, "{total:?}");
 }
 
@@ -187,6 +190,9 @@ fn new_self_collisions_match_brute_force_on_a_flat_grid() {
         let c = run(&mesh, seed, 200);
         total = [total[0] + c[0], total[1] + c[1]];
     }
-    println!("grid: new pairs sharing a vertex {}, disjoint {}", total[0], total[1]);
+    println!(
+        "grid: new pairs sharing a vertex {}, disjoint {}",
+        total[0], total[1]
+    );
     assert!(total[0] > 20 && total[1] > 20, "{total:?}");
 }

@@ -30,8 +30,10 @@ pub struct SelfCheckScratch {
     /// triangle.
     candidates: Vec<(u32, Aabb, bool)>,
     stack: Vec<u32>,
-    /// The link of one vertex fan (its ring of neighbours in winding order).
-    link: Vec<u32>,
+    /// The link of one vertex fan (its ring of neighbours' positions in winding order).
+    link: Vec<Vec3>,
+    /// Plane of each triangle, valid where its stamp equals `call` (like `boxes`).
+    planes: Vec<(u32, Plane)>,
     /// Current box of each triangle, valid where its stamp equals `call` (computed once per
     /// call, shared by the groups whose queries reach it).
     boxes: Vec<(u32, Aabb)>,
@@ -85,7 +87,7 @@ fn fan_is_star(
     triangles: &[[u32; 3]],
     incidence: &MeshIncidence,
     pos: impl Fn(u32) -> Vec3,
-    link: &mut Vec<u32>,
+    link: &mut Vec<Vec3>,
 ) -> bool {
     let k = fan.len();
     if k < 3 {
@@ -95,9 +97,11 @@ fn fan_is_star(
     let Some(i0) = corner(triangles[t0 as usize], v) else {
         return false;
     };
-    link.clear();
-    link.push(triangles[t0 as usize][(i0 + 1) % 3]);
+    let first = triangles[t0 as usize][(i0 + 1) % 3];
+    let mut last = first;
     let mut t = t0;
+    link.clear();
+    link.push(pos(first));
     for step in 1..=k {
         let tri = triangles[t as usize];
         let Some(i) = corner(tri, v) else {
@@ -105,24 +109,27 @@ fn fan_is_star(
         };
         // The previous triangle's far edge (v, w) is this one's edge (w, v) reversed: the
         // corner after v is w (consistent orientation).
-        if link.last() != Some(&tri[(i + 1) % 3]) {
+        if tri[(i + 1) % 3] != last {
             return false;
         }
-        link.push(tri[(i + 2) % 3]);
+        last = tri[(i + 2) % 3];
         // Across the edge (corner i + 2, corner i) = (next link vertex, v).
         let next = incidence.edge_neighbors[t as usize][(i + 2) % 3];
         if (next == t0) != (step == k) || next == u32::MAX {
             return false;
         }
+        if step < k {
+            link.push(pos(last));
+        }
         t = next;
     }
-    if link[k] != link[0] {
+    if last != first {
         return false;
     }
     let c3 = pos(v);
-    let mut normal = Vec3::ZERO;
+    let mut normal = (link[k - 1] - c3).cross(link[0] - c3);
     for w in link.windows(2) {
-        normal += (pos(w[0]) - c3).cross(pos(w[1]) - c3);
+        normal += (w[0] - c3).cross(w[1] - c3);
     }
     let n = normal.abs().to_array();
     let axis = if n[0] >= n[1] && n[0] >= n[2] {
@@ -133,7 +140,7 @@ fn fan_is_star(
         2
     };
     let c = project(c3, axis);
-    let w = |j: usize| project(pos(link[j]), axis);
+    let w = |j: usize| project(link[j % k], axis);
     // Every sector strictly oriented, all the same way.
     let w0 = w(0);
     let sign = orient2d(c, w0, w(1));
@@ -160,6 +167,87 @@ fn fan_is_star(
         a = b;
     }
     true
+}
+
+/// The plane of a triangle for an exact-sign filter: a vertex `a`, the edge cross product `n`
+/// and the magnitudes bounding its rounding (see [`Plane::side`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct Plane {
+    a: [f64; 3],
+    n: [f64; 3],
+    m: [f64; 3],
+}
+
+impl Plane {
+    fn new(t: [Vec3; 3]) -> Self {
+        let [a, b, c] = t.map(|p| p.to_array().map(f64::from));
+        let e = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+        let f = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+        Self {
+            a,
+            n: [
+                e[1] * f[2] - e[2] * f[1],
+                e[2] * f[0] - e[0] * f[2],
+                e[0] * f[1] - e[1] * f[0],
+            ],
+            m: [
+                (e[1] * f[2]).abs() + (e[2] * f[1]).abs(),
+                (e[2] * f[0]).abs() + (e[0] * f[2]).abs(),
+                (e[0] * f[1]).abs() + (e[1] * f[0]).abs(),
+            ],
+        }
+    }
+
+    /// The sign of `orient3d`-style determinant `det(b − a, c − a, p − a)` when the `f64`
+    /// evaluation certifies it, else `0` (uncertain or zero).
+    ///
+    /// The determinant is expanded along the row `p − a`, each term an entry times a 2 × 2
+    /// minor, like Shewchuk's filtered `orient3d`, whose a-priori bound
+    /// `(7 + 56 ε) ε · permanent` covers this evaluation order; `16 ε` is used.
+    #[inline]
+    fn side(&self, p: Vec3) -> i8 {
+        let p = p.to_array().map(f64::from);
+        let d = [p[0] - self.a[0], p[1] - self.a[1], p[2] - self.a[2]];
+        let det = d[0] * self.n[0] + d[1] * self.n[1] + d[2] * self.n[2];
+        let permanent = d[0].abs() * self.m[0] + d[1].abs() * self.m[1] + d[2].abs() * self.m[2];
+        let bound = 16.0 * f64::EPSILON * permanent;
+        if det > bound {
+            1
+        } else if det < -bound {
+            -1
+        } else {
+            0
+        }
+    }
+
+    /// Whether the three points lie certainly strictly on one side of the plane (then the
+    /// exact triangle–triangle test says "disjoint" at its first step).
+    #[inline]
+    fn separates(&self, t: [Vec3; 3]) -> bool {
+        let s = self.side(t[0]);
+        s != 0 && self.side(t[1]) == s && self.side(t[2]) == s
+    }
+}
+
+/// Box overlap (closed), evaluated without short-circuits.
+#[inline]
+fn overlap(a: &Aabb, b: &Aabb) -> bool {
+    (a.mins.x <= b.maxs.x)
+        & (b.mins.x <= a.maxs.x)
+        & (a.mins.y <= b.maxs.y)
+        & (b.mins.y <= a.maxs.y)
+        & (a.mins.z <= b.maxs.z)
+        & (b.mins.z <= a.maxs.z)
+}
+
+/// The plane of triangle `t` (positions `p`), cached in `planes` for the call stamped `call`.
+#[inline]
+fn plane_of(planes: &mut [(u32, Plane)], call: u32, t: u32, p: [Vec3; 3]) -> Plane {
+    let slot = &mut planes[t as usize];
+    if slot.0 != call {
+        *slot = (call, Plane::new(p));
+    }
+    slot.1
 }
 
 impl DeformableMeshShape {
@@ -222,6 +310,8 @@ impl DeformableMeshShape {
         if scratch.boxes.len() != t_count || scratch.moved_at.len() != n as usize {
             scratch.boxes.clear();
             scratch.boxes.resize(t_count, (0, Aabb::new_invalid()));
+            scratch.planes.clear();
+            scratch.planes.resize(t_count, (0, Plane::default()));
             scratch.changed.clear();
             scratch.changed.resize(t_count, 0);
             scratch.moved_at.clear();
@@ -231,6 +321,7 @@ impl DeformableMeshShape {
         scratch.call = scratch.call.wrapping_add(1);
         if scratch.call == 0 {
             scratch.boxes.iter_mut().for_each(|b| b.0 = 0);
+            scratch.planes.iter_mut().for_each(|p| p.0 = 0);
             scratch.changed.fill(0);
             scratch.moved_at.fill((0, 0));
             scratch.call = 1;
@@ -243,6 +334,7 @@ impl DeformableMeshShape {
             candidates,
             stack,
             link,
+            planes,
             boxes,
             changed: changed_stamp,
             moved_at,
@@ -350,16 +442,24 @@ impl DeformableMeshShape {
             for &(_, t) in group {
                 let ta = tris[t as usize];
                 let aabb = box_of(t);
+                let mut pa = None;
                 for &(u, ub, changed) in candidates.iter() {
                     // Pairs of two moved triangles are taken once, from the smaller index.
-                    if !ub.intersects(&aabb) || (changed && u <= t) {
+                    if !overlap(&ub, &aabb) || (changed && u <= t) {
                         continue;
                     }
                     let tb = tris[u as usize];
                     if share_a_vertex(ta, tb) {
                         continue;
                     }
-                    if triangles_intersect(ta.map(now), tb.map(now))
+                    // The exact test's first step, filtered: one triangle certainly on one side
+                    // of the other's plane.
+                    let (a, b) = (ta.map(now), tb.map(now));
+                    let pa = *pa.get_or_insert_with(|| plane_of(planes, call, t, a));
+                    if pa.separates(b) || plane_of(planes, call, u, b).separates(a) {
+                        continue;
+                    }
+                    if triangles_intersect(a, b)
                         && !triangles_intersect(ta.map(before), tb.map(before))
                     {
                         out.push([t.min(u), t.max(u)]);
@@ -566,7 +666,14 @@ mod tests {
         let shape = build(open);
         let fan = shape.incidence().triangles_of(0).to_vec();
         let tris = shape.tree.mesh().triangles();
-        assert!(!fan_is_star(0, &fan, tris, shape.incidence(), at, &mut link));
+        assert!(!fan_is_star(
+            0,
+            &fan,
+            tris,
+            shape.incidence(),
+            at,
+            &mut link
+        ));
         let mut flipped = closed;
         flipped[2].swap(1, 2);
         if let Ok(mesh) = TriangleMesh::new(p.clone(), flipped.clone()) {
@@ -574,7 +681,14 @@ mod tests {
             let shape = build(flipped);
             let fan = shape.incidence().triangles_of(0).to_vec();
             let tris = shape.tree.mesh().triangles();
-            assert!(!fan_is_star(0, &fan, tris, shape.incidence(), at, &mut link));
+            assert!(!fan_is_star(
+                0,
+                &fan,
+                tris,
+                shape.incidence(),
+                at,
+                &mut link
+            ));
         }
     }
 }
