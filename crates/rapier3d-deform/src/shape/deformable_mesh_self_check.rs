@@ -67,7 +67,7 @@ fn project(p: Vec3, k: usize) -> [f64; 2] {
 /// Whether the fan of triangles around vertex `v` is an *injective star* under the current
 /// positions `pos`: walking around `v` across the mesh's edges visits every triangle of `fan`
 /// (its incident triangles) once, consistently oriented, and their projections onto a
-/// coordinate plane (along the axis of the fan's largest normal component) are strictly
+/// coordinate plane (the axes tried by decreasing component of the fan's normal) are strictly
 /// oriented sectors around `v` with the same sign, turning around `v` exactly once.
 ///
 /// Then no two triangles of the fan sharing only `v` meet beyond `v` (the test
@@ -80,7 +80,8 @@ fn project(p: Vec3, k: usize) -> [f64; 2] {
 /// degenerate fans): the pairs are then tested one by one.
 ///
 /// # Performance
-/// O(k) for a fan of k triangles: k orientation signs and up to 2(k − 2) more for the turn.
+/// O(k) for a fan of k triangles: k orientation signs and up to 2(k − 2) more for the turn, per
+/// axis tried (one, unless the first fails).
 fn fan_is_star(
     v: u32,
     fan: &[u32],
@@ -131,15 +132,20 @@ fn fan_is_star(
     for w in link.windows(2) {
         normal += (w[0] - c3).cross(w[1] - c3);
     }
+    // Axes by decreasing normal component: the first usually certifies; the others rescue
+    // fans with a crease (e.g. a rim where two faces meet at a right angle).
     let n = normal.abs().to_array();
-    let axis = if n[0] >= n[1] && n[0] >= n[2] {
-        0
-    } else if n[1] >= n[2] {
-        1
-    } else {
-        2
-    };
-    let c = project(c3, axis);
+    let mut axes = [0usize, 1, 2];
+    axes.sort_by(|&x, &y| n[y].total_cmp(&n[x]));
+    axes.into_iter()
+        .any(|axis| star_in_projection(c3, link, axis))
+}
+
+/// The star test of [`fan_is_star`] in the projection along `axis`: the sectors `(v, link[j],
+/// link[j + 1])` (cyclic) are strictly oriented, all the same way, and turn once around `v`.
+fn star_in_projection(v: Vec3, link: &[Vec3], axis: usize) -> bool {
+    let k = link.len();
+    let c = project(v, axis);
     let w = |j: usize| project(link[j % k], axis);
     // Every sector strictly oriented, all the same way.
     let w0 = w(0);
@@ -535,8 +541,8 @@ mod tests {
     }
 
     /// The star certificate never certifies a fan with a crossing pair (general exact test), on
-    /// random perturbations of every fan of a tube: small and large jitter, a vertex pushed
-    /// through its fan, exactly coplanar fans (one coordinate snapped to the apex's) with links
+    /// random perturbations of every fan of a tube: small and large jitter, the apex pushed
+    /// across its link, exactly coplanar fans (one coordinate snapped to the apex's) with links
     /// moved in the plane, coincident and collinear points; and it certifies the smooth and
     /// the flat convex fans (the cases the guard meets most).
     #[test]
@@ -549,7 +555,7 @@ mod tests {
         let mut link = Vec::new();
         let mut r = ChaCha8Rng::seed_from_u64(15);
         let (mut certified, mut crossing, mut cases) = ([0usize; 6], [0usize; 6], 0);
-        for round in 0..600 {
+        for round in 0..3000 {
             let kind = round % 6;
             let v = r.random_range(0..n);
             let fan = incidence.triangles_of(v);
@@ -577,11 +583,10 @@ mod tests {
                         );
                     }
                 }
-                // The apex pushed through its fan.
+                // The apex pushed across its link, past a neighbour.
                 2 => {
-                    let centre =
-                        ring.iter().map(|&x| rest[x as usize]).sum::<Vec3>() / ring.len() as f32;
-                    pos[v as usize] = c + (centre - c) * r.random_range(1.0..3.0);
+                    let w = ring[r.random_range(0..ring.len())];
+                    pos[v as usize] = c + (rest[w as usize] - c) * r.random_range(1.2..2.5);
                 }
                 // Exactly coplanar: the fan flattened onto the apex's plane along a
                 // coordinate axis, the link moved in that plane.
@@ -622,14 +627,76 @@ mod tests {
             crossing[kind] += crosses as usize;
         }
         println!("{cases} fans: certified {certified:?}, crossing {crossing:?}");
-        // Smooth fans and most slightly moved flat fans are certified; the other cases
-        // produce crossings.
-        assert_eq!(certified[0], 100);
-        assert!(certified[3] > 50, "{certified:?}");
+        // Smooth fans and part of the flattened ones are certified; the other cases produce
+        // crossings.
+        assert_eq!(certified[0], 500, "{certified:?}");
+        assert!(certified[3] > 100, "{certified:?}");
         for kind in [1, 2, 4] {
-            assert!(crossing[kind] > 10, "kind {kind}: {crossing:?}");
+            assert!(crossing[kind] > 50, "kind {kind}: {crossing:?}");
         }
         assert!(certified[1] + certified[4] > 0);
+    }
+
+    /// The filtered plane side is the exact `orient3d` sign whenever it is not `0`, and
+    /// `separates` implies the exact signs agree, on random, exactly coplanar and nearly
+    /// coplanar (rounded) points at several scales.
+    #[test]
+    fn plane_filter_agrees_with_exact_orientation() {
+        use crate::geometry::predicates::orient3d;
+        let mut r = ChaCha8Rng::seed_from_u64(16);
+        let f = |p: Vec3| p.to_array().map(f64::from);
+        let (mut decided, mut undecided, mut relation) = (0, 0, 0i8);
+        for round in 0..20000 {
+            let scale = [1e-3f32, 1.0, 1e3][round % 3];
+            let point = |r: &mut ChaCha8Rng| {
+                Vec3::new(
+                    r.random_range(-1.0..1.0f32),
+                    r.random_range(-1.0..1.0f32),
+                    r.random_range(-1.0..1.0f32),
+                ) * scale
+            };
+            let t = [point(&mut r), point(&mut r), point(&mut r)];
+            let p = match round % 4 {
+                0 => point(&mut r),
+                // Exactly coplanar: in the plane z = t[0].z with all points snapped to it.
+                1 => {
+                    let z = t[0].z;
+                    let q = point(&mut r);
+                    let flat = [t[0], t[1].with_z(z), t[2].with_z(z)];
+                    let plane = Plane::new(flat);
+                    let s = plane.side(q.with_z(z));
+                    assert_eq!(s, 0, "{flat:?} {q}");
+                    continue;
+                }
+                // Nearly coplanar (a rounded affine combination).
+                2 => {
+                    let (u, v) = (r.random_range(-1.0..2.0f32), r.random_range(-1.0..2.0f32));
+                    t[0] + (t[1] - t[0]) * u + (t[2] - t[0]) * v
+                }
+                // A vertex of the triangle or on an edge line.
+                _ => t[0] + (t[1] - t[0]) * r.random_range(0..3) as f32,
+            };
+            let plane = Plane::new(t);
+            let s = plane.side(p);
+            let o = orient3d(f(t[0]), f(t[1]), f(t[2]), f(p));
+            if s == 0 {
+                undecided += 1;
+                continue;
+            }
+            decided += 1;
+            assert_ne!(o, 0, "{t:?} {p}");
+            // One fixed relation between the two sign conventions.
+            let rel = s * o;
+            assert!(relation == 0 || relation == rel, "{t:?} {p}");
+            relation = rel;
+            let others = [point(&mut r), point(&mut r), point(&mut r)];
+            if plane.separates(others) {
+                let signs = others.map(|q| orient3d(f(t[0]), f(t[1]), f(t[2]), f(q)));
+                assert!(signs[0] != 0 && signs.iter().all(|&x| x == signs[0]));
+            }
+        }
+        println!("decided {decided}, undecided {undecided}");
+        assert!(decided > 10000 && undecided > 1000, "{decided} {undecided}");
     }
 
     /// A fan walk that does not close (a boundary vertex) or visits triangles inconsistently
