@@ -29,6 +29,9 @@ pub struct SelfCheckScratch {
     /// Candidates of one leaf group: triangle, its current box, and whether it is a changed
     /// triangle.
     candidates: Vec<(u32, Aabb, bool)>,
+    /// The candidates' boxes as columns (min x, y, z, max x, y, z), padded with empty boxes to
+    /// whole blocks of [`BLOCK`] for a branch-free overlap test.
+    columns: [Vec<f32>; 6],
     stack: Vec<u32>,
     /// The link of one vertex fan (its ring of neighbours' positions in winding order).
     link: Vec<Vec3>,
@@ -235,15 +238,30 @@ impl Plane {
     }
 }
 
-/// Box overlap (closed), evaluated without short-circuits.
+/// Candidates whose boxes are tested together.
+const BLOCK: usize = 8;
+
+/// Bit `i` set when the closed box `start + i` of `columns` overlaps `b` (branch-free, one
+/// block).
 #[inline]
-fn overlap(a: &Aabb, b: &Aabb) -> bool {
-    (a.mins.x <= b.maxs.x)
-        & (b.mins.x <= a.maxs.x)
-        & (a.mins.y <= b.maxs.y)
-        & (b.mins.y <= a.maxs.y)
-        & (a.mins.z <= b.maxs.z)
-        & (b.mins.z <= a.maxs.z)
+fn overlap_block(columns: &[Vec<f32>; 6], start: usize, b: &Aabb) -> u32 {
+    let col = |k: usize| -> &[f32; BLOCK] {
+        columns[k][start..start + BLOCK]
+            .try_into()
+            .expect("columns are padded to whole blocks")
+    };
+    let (lx, ly, lz, hx, hy, hz) = (col(0), col(1), col(2), col(3), col(4), col(5));
+    let mut mask = 0u32;
+    for i in 0..BLOCK {
+        let hit = (lx[i] <= b.maxs.x)
+            & (b.mins.x <= hx[i])
+            & (ly[i] <= b.maxs.y)
+            & (b.mins.y <= hy[i])
+            & (lz[i] <= b.maxs.z)
+            & (b.mins.z <= hz[i]);
+        mask |= (hit as u32) << i;
+    }
+    mask
 }
 
 /// The plane of triangle `t` (positions `p`), cached in `planes` for the call stamped `call`.
@@ -338,6 +356,7 @@ impl DeformableMeshShape {
             corners,
             by_leaf,
             candidates,
+            columns,
             stack,
             link,
             planes,
@@ -445,30 +464,55 @@ impl DeformableMeshShape {
                     }
                 }
             }
+            let padded = candidates.len().div_ceil(BLOCK) * BLOCK;
+            for (k, column) in columns.iter_mut().enumerate() {
+                column.clear();
+                column.extend(candidates.iter().map(
+                    |(_, b, _)| {
+                        if k < 3 { b.mins[k] } else { b.maxs[k - 3] }
+                    },
+                ));
+                // Empty boxes (min > max) overlap nothing.
+                column.resize(
+                    padded,
+                    if k < 3 {
+                        f32::INFINITY
+                    } else {
+                        f32::NEG_INFINITY
+                    },
+                );
+            }
             for &(_, t) in group {
                 let ta = tris[t as usize];
                 let aabb = box_of(t);
+                let a = ta.map(now);
                 let mut pa = None;
-                for &(u, ub, changed) in candidates.iter() {
-                    // Pairs of two moved triangles are taken once, from the smaller index.
-                    if !overlap(&ub, &aabb) || (changed && u <= t) {
-                        continue;
-                    }
-                    let tb = tris[u as usize];
-                    if share_a_vertex(ta, tb) {
-                        continue;
-                    }
-                    // The exact test's first step, filtered: one triangle certainly on one side
-                    // of the other's plane.
-                    let (a, b) = (ta.map(now), tb.map(now));
-                    let pa = *pa.get_or_insert_with(|| plane_of(planes, call, t, a));
-                    if pa.separates(b) || plane_of(planes, call, u, b).separates(a) {
-                        continue;
-                    }
-                    if triangles_intersect(a, b)
-                        && !triangles_intersect(ta.map(before), tb.map(before))
-                    {
-                        out.push([t.min(u), t.max(u)]);
+                for block in 0..padded / BLOCK {
+                    let mut mask = overlap_block(columns, block * BLOCK, &aabb);
+                    while mask != 0 {
+                        let k = block * BLOCK + mask.trailing_zeros() as usize;
+                        mask &= mask - 1;
+                        let (u, _, changed) = candidates[k];
+                        // Pairs of two moved triangles are taken once, from the smaller index.
+                        if changed && u <= t {
+                            continue;
+                        }
+                        let tb = tris[u as usize];
+                        if share_a_vertex(ta, tb) {
+                            continue;
+                        }
+                        // The exact test's first step, filtered: one triangle certainly on one
+                        // side of the other's plane.
+                        let b = tb.map(now);
+                        let pa = *pa.get_or_insert_with(|| plane_of(planes, call, t, a));
+                        if pa.separates(b) || plane_of(planes, call, u, b).separates(a) {
+                            continue;
+                        }
+                        if triangles_intersect(a, b)
+                            && !triangles_intersect(ta.map(before), tb.map(before))
+                        {
+                            out.push([t.min(u), t.max(u)]);
+                        }
                     }
                 }
             }
