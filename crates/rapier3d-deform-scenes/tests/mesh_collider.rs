@@ -1,4 +1,4 @@
-//! The `DeformableMeshShape` collider: queries, contact manifolds and shape casts (CCD) against parry's own on the deformed triangles, O(m) posing in Rapier's pipeline, local weight changes, bodies resting on it in Rapier, scenes without crate shapes stepping exactly as with Rapier's default narrow phase, and debug lines on the shapes.
+//! The `DeformableMeshShape` collider: queries, contact manifolds and shape casts (CCD) against parry's own on the deformed triangles, O(m) posing in Rapier's pipeline, local weight changes and the self-collisions they create, bodies resting on it in Rapier, scenes without crate shapes stepping exactly as with Rapier's default narrow phase, and debug lines on the shapes.
 
 #[path = "mesh_collider/ccd.rs"]
 mod ccd;
@@ -17,5 +17,7 @@ mod queries;
 mod rapier;
 #[path = "mesh_collider/rapier_composites.rs"]
 mod rapier_composites;
+#[path = "mesh_collider/self_check.rs"]
+mod self_check;
 #[path = "mesh_collider/weights.rs"]
 mod weights;
