@@ -606,29 +606,44 @@ fn cat_animation(gait: Gait, quick: bool) -> Animation {
     }
 }
 
-fn run_cat(scene: &'static str, gait: Gait, options: &RunOptions) -> SceneReport {
-    let anim = cat_animation(gait, options.quick);
-    let m = measure(&anim, passes(options.quick), options.quick);
+/// The report of a scene that measures one animation: the metrics, the summary table,
+/// the per-frame table (with `extra` columns) and its chart titled `title`.
+fn single_animation_report(
+    scene: &'static str,
+    m: &Measured,
+    quick: bool,
+    extra: &[(&str, Vec<f64>)],
+    title: String,
+) -> SceneReport {
     let mut report = SceneReport::new(scene);
     report_metrics(
         &mut report,
-        &m,
-        std::slice::from_ref(&m),
-        reference_name(options.quick),
+        m,
+        std::slice::from_ref(m),
+        reference_name(quick),
     );
     report
         .sections
-        .push(summary_section(std::slice::from_ref(&m)));
-    let (frames, series) = frame_table(std::slice::from_ref(&m), &[], 0);
-    report.frames = frames;
-    report.plot = Some(plot(
-        &format!(
+        .push(summary_section(std::slice::from_ref(m)));
+    let (table, series) = frame_table(std::slice::from_ref(m), extra, 0);
+    report.frames = table;
+    report.plot = Some(plot(&title, series));
+    report
+}
+
+fn run_cat(scene: &'static str, gait: Gait, options: &RunOptions) -> SceneReport {
+    let anim = cat_animation(gait, options.quick);
+    let m = measure(&anim, passes(options.quick), options.quick);
+    single_animation_report(
+        scene,
+        &m,
+        options.quick,
+        &[],
+        format!(
             "cat {} ({} triangles, 40 bones): self-collision per frame",
             anim.label, m.triangles
         ),
-        series,
-    ));
-    report
+    )
 }
 
 /// `self_walk`: the procedural cat (~250k triangles, 40 bones) over one walk cycle.
@@ -672,26 +687,16 @@ pub fn run_fox(options: &RunOptions) -> SceneReport {
         point_rest: None,
     };
     let m = measure(&anim, passes(options.quick), options.quick);
-    let mut report = SceneReport::new("self_fox");
-    report_metrics(
-        &mut report,
+    single_animation_report(
+        "self_fox",
         &m,
-        std::slice::from_ref(&m),
-        reference_name(options.quick),
-    );
-    report
-        .sections
-        .push(summary_section(std::slice::from_ref(&m)));
-    let (table, series) = frame_table(std::slice::from_ref(&m), &[("clip", clip_column)], 0);
-    report.frames = table;
-    report.plot = Some(plot(
-        &format!(
+        options.quick,
+        &[("clip", clip_column)],
+        format!(
             "Fox, Loop x{levels} ({} triangles, 24 joints): Walk then Run",
             m.triangles
         ),
-        series,
-    ));
-    report
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -802,23 +807,13 @@ pub fn run_teddy(options: &RunOptions) -> SceneReport {
         point_rest: None,
     };
     let m = measure(&anim, passes(options.quick), options.quick);
-    let mut report = SceneReport::new("self_teddy");
-    report_metrics(
-        &mut report,
+    single_animation_report(
+        "self_teddy",
         &m,
-        std::slice::from_ref(&m),
-        reference_name(options.quick),
-    );
-    report
-        .sections
-        .push(summary_section(std::slice::from_ref(&m)));
-    let (table, series) = frame_table(std::slice::from_ref(&m), &[], 0);
-    report.frames = table;
-    report.plot = Some(plot(
-        &format!("point-based Spot ({} triangles, 24 particles)", m.triangles),
-        series,
-    ));
-    report
+        options.quick,
+        &[],
+        format!("point-based Spot ({} triangles, 24 particles)", m.triangles),
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -869,12 +864,15 @@ pub fn run_softbody(options: &RunOptions) -> SceneReport {
         point_rest: Some(run.particle_rest.clone()),
     };
     let m = measure(&anim, passes(options.quick), options.quick);
-    let mut report = SceneReport::new("self_softbody");
-    report_metrics(
-        &mut report,
+    let mut report = single_animation_report(
+        "self_softbody",
         &m,
-        std::slice::from_ref(&m),
-        reference_name(options.quick),
+        options.quick,
+        &[],
+        format!(
+            "soft-body Spot ({} triangles, {} particles)",
+            m.triangles, run.particles
+        ),
     );
     let mut on: Vec<f64> = run.step_ms.iter().map(|s| s.0).collect();
     let mut off: Vec<f64> = run.step_ms.iter().map(|s| s.1).collect();
@@ -926,17 +924,5 @@ pub fn run_softbody(options: &RunOptions) -> SceneReport {
         run.max_embedding_error as f64,
         "largest distance (m) between Rapier's skin vertex and the crate's convex re-embedding, over the recorded frames",
     );
-    report
-        .sections
-        .push(summary_section(std::slice::from_ref(&m)));
-    let (table, series) = frame_table(std::slice::from_ref(&m), &[], 0);
-    report.frames = table;
-    report.plot = Some(plot(
-        &format!(
-            "soft-body Spot ({} triangles, {} particles)",
-            m.triangles, run.particles
-        ),
-        series,
-    ));
     report
 }

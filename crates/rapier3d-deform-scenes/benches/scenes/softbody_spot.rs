@@ -17,7 +17,9 @@
 use rapier3d_deform::governor::{Affine, ConvexWeights};
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform::mesh::TriangleMesh;
-use rapier3d_deform::rapier3d::dynamics::{RigidBodyBuilder, RigidBodyHandle, SoftBodyBuilder};
+use rapier3d_deform::rapier3d::dynamics::{
+    RigidBodyBuilder, RigidBodyHandle, SoftBody, SoftBodyBuilder, SoftCollisionMesh,
+};
 use rapier3d_deform::rapier3d::geometry::ColliderBuilder;
 use rapier3d_deform::rapier3d::math::Vector;
 use rapier3d_deform::rapier3d::pipeline::PhysicsWorld;
@@ -106,6 +108,28 @@ fn world(
     (world, plate, top)
 }
 
+/// The world's soft body and its collision skin (the embedded Spot surface).
+fn body_and_skin(world: &PhysicsWorld) -> (&SoftBody, &SoftCollisionMesh) {
+    let body = world
+        .soft_bodies
+        .iter()
+        .next()
+        .map(|(_, b)| b)
+        .unwrap_or_else(|| panic!("no soft body"));
+    let skin = body
+        .meshes()
+        .find(|m| m.is_skinned() && m.collision_enabled())
+        .unwrap_or_else(|| panic!("the soft body has no collision skin"));
+    (body, skin)
+}
+
+/// Skin vertex `v` as the crate poses it: its convex weights over the particles `points`.
+fn embedded(weights: &ConvexWeights, points: &[Vec3], v: usize) -> Vec3 {
+    weights
+        .iter_row(v)
+        .fold(Vec3::ZERO, |q, (g, w)| q + w * points[g as usize])
+}
+
 /// Simulates `steps` steps of both worlds (alternating which steps first), recording every
 /// `record_every`-th frame of the self-contact world. `mesh` is Spot at rest, feet on `y = 0`,
 /// `height` tall; `cell` the tetrahedra's size.
@@ -121,16 +145,7 @@ pub fn simulate(
     let (mut on, plate_on, top) = world(&rest, &triangles, cell, true);
     let (mut off, plate_off, _) = world(&rest, &triangles, cell, false);
 
-    let body = on
-        .soft_bodies
-        .iter()
-        .next()
-        .map(|(_, b)| b)
-        .unwrap_or_else(|| panic!("no soft body"));
-    let skin = body
-        .meshes()
-        .find(|m| m.is_skinned() && m.collision_enabled())
-        .unwrap_or_else(|| panic!("the soft body has no collision skin"));
+    let (body, skin) = body_and_skin(&on);
     assert_eq!(
         skin.vertex_count(),
         rest.len(),
@@ -162,11 +177,7 @@ pub fn simulate(
         .unwrap_or_else(|e| panic!("the skin's embedding weights: {e}"));
     // The crate's rest surface: the embedding at the start (Spot lifted onto the ground).
     let rest: Vec<Vec3> = (0..rest.len())
-        .map(|v| {
-            weights
-                .iter_row(v)
-                .fold(Vec3::ZERO, |q, (g, w)| q + w * particle_rest[g as usize])
-        })
+        .map(|v| embedded(&weights, &particle_rest, v))
         .collect();
     let crate_mesh = TriangleMesh::new(rest.clone(), triangles.clone())
         .unwrap_or_else(|e| panic!("Spot's mesh: {e}"));
@@ -195,23 +206,11 @@ pub fn simulate(
         };
         step_ms.push((ms_on, ms_off));
         if k % record_every == 0 {
-            let body = on
-                .soft_bodies
-                .iter()
-                .next()
-                .map(|(_, b)| b)
-                .unwrap_or_else(|| panic!("no soft body"));
+            let (body, skin) = body_and_skin(&on);
             let points: Vec<Vec3> = body.particle_positions().collect();
-            if let Some(skin) = body
-                .meshes()
-                .find(|m| m.is_skinned() && m.collision_enabled())
-            {
-                for (v, p) in skin.vertex_positions(body).enumerate() {
-                    let q = weights
-                        .iter_row(v)
-                        .fold(Vec3::ZERO, |q, (g, w)| q + w * points[g as usize]);
-                    max_embedding_error = max_embedding_error.max((p - q).length());
-                }
+            for (v, p) in skin.vertex_positions(body).enumerate() {
+                max_embedding_error =
+                    max_embedding_error.max((p - embedded(&weights, &points, v)).length());
             }
             frames.push(points.into_iter().map(Affine::constant).collect());
         }

@@ -536,29 +536,7 @@ mod tests {
 
     /// A closed tube (capped cylinder) with `nx × nr` quads: every vertex has a closed fan.
     fn tube_shape(nx: usize, nr: usize) -> DeformableMeshShape {
-        let mut p = Vec::new();
-        for i in 0..=nx {
-            for j in 0..nr {
-                let a = std::f32::consts::TAU * j as f32 / nr as f32;
-                p.push(Vec3::new(i as f32 / nx as f32, a.cos(), a.sin()));
-            }
-        }
-        let (c0, c1) = (p.len() as u32, p.len() as u32 + 1);
-        p.push(Vec3::new(-0.5, 0.0, 0.0));
-        p.push(Vec3::new(1.5, 0.0, 0.0));
-        let mut t = Vec::new();
-        let id = |i: usize, j: usize| (i * nr + j % nr) as u32;
-        for i in 0..nx {
-            for j in 0..nr {
-                let (a, b, c, d) = (id(i, j), id(i, j + 1), id(i + 1, j), id(i + 1, j + 1));
-                t.push([a, b, c]);
-                t.push([b, d, c]);
-            }
-        }
-        for j in 0..nr {
-            t.push([c0, id(0, j + 1), id(0, j)]);
-            t.push([c1, id(nx, j), id(nx, j + 1)]);
-        }
+        let (p, t) = crate::shape::capped_tube(nx, nr, 1.0, 1.0, (-0.5, 1.5));
         let rows = p.iter().map(|_| vec![(0u32, 1.0f32)]);
         let weights = ConvexWeights::from_rows(rows, 1).unwrap();
         let mesh = TriangleMesh::new(p.clone(), t).unwrap();

@@ -1056,31 +1056,7 @@ mod tests {
 
     /// A closed tube along x (length 2, radius 0.5) skinned to bones at x = 0, 1, 2.
     fn tube(nx: usize, nr: usize) -> Arc<BnTree> {
-        let (len, radius) = (2.0f32, 0.5f32);
-        let mut p = Vec::new();
-        for i in 0..=nx {
-            let x = len * i as f32 / nx as f32;
-            for j in 0..nr {
-                let a = std::f32::consts::TAU * j as f32 / nr as f32;
-                p.push(Vec3::new(x, radius * a.cos(), radius * a.sin()));
-            }
-        }
-        let (c0, c1) = (p.len() as u32, p.len() as u32 + 1);
-        p.push(Vec3::ZERO);
-        p.push(Vec3::new(len, 0.0, 0.0));
-        let mut t = Vec::new();
-        let id = |i: usize, j: usize| (i * nr + j % nr) as u32;
-        for i in 0..nx {
-            for j in 0..nr {
-                let (a, b, c, d) = (id(i, j), id(i, j + 1), id(i + 1, j), id(i + 1, j + 1));
-                t.push([a, b, c]);
-                t.push([b, d, c]);
-            }
-        }
-        for j in 0..nr {
-            t.push([c0, id(0, j + 1), id(0, j)]);
-            t.push([c1, id(nx, j), id(nx, j + 1)]);
-        }
+        let (p, t) = super::super::capped_tube(nx, nr, 2.0, 0.5, (0.0, 2.0));
         let rows: Vec<Vec<(u32, f32)>> = p
             .iter()
             .map(|q| {

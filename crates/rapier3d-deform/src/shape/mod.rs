@@ -63,3 +63,42 @@ fn scaled_unit_mass(unit: &MassProperties, density: Real) -> MassProperties {
         unit.principal_inertia_local_frame,
     )
 }
+
+/// A closed tube along x for the shapes' unit tests: rings of `nr` vertices of `radius` at
+/// `x = len · i / nx` (`i = 0..=nx`), capped by apexes at `(x0, 0, 0)` and `(x1, 0, 0)`, two
+/// outward-wound triangles per quad. Returns the positions and the triangles.
+#[cfg(test)]
+pub(crate) fn capped_tube(
+    nx: usize,
+    nr: usize,
+    len: f32,
+    radius: f32,
+    (x0, x1): (f32, f32),
+) -> (Vec<crate::math::Vec3>, Vec<[u32; 3]>) {
+    use crate::math::Vec3;
+    let mut p = Vec::new();
+    for i in 0..=nx {
+        let x = len * i as f32 / nx as f32;
+        for j in 0..nr {
+            let a = std::f32::consts::TAU * j as f32 / nr as f32;
+            p.push(Vec3::new(x, radius * a.cos(), radius * a.sin()));
+        }
+    }
+    let (c0, c1) = (p.len() as u32, p.len() as u32 + 1);
+    p.push(Vec3::new(x0, 0.0, 0.0));
+    p.push(Vec3::new(x1, 0.0, 0.0));
+    let mut t = Vec::new();
+    let id = |i: usize, j: usize| (i * nr + j % nr) as u32;
+    for i in 0..nx {
+        for j in 0..nr {
+            let (a, b, c, d) = (id(i, j), id(i, j + 1), id(i + 1, j), id(i + 1, j + 1));
+            t.push([a, b, c]);
+            t.push([b, d, c]);
+        }
+    }
+    for j in 0..nr {
+        t.push([c0, id(0, j + 1), id(0, j)]);
+        t.push([c1, id(nx, j), id(nx, j + 1)]);
+    }
+    (p, t)
+}
