@@ -11,28 +11,17 @@
 //! self-collision query on the level-k Loop mesh, conservative, posing included) through
 //! `level_k_query`.
 
-use rapier3d_deform::bn_tree::{BnTree, BnTreeOptions, CullingMode, SelfCollisionQuery};
-use rapier3d_deform::deformation::LoopSubdivision;
-use rapier3d_deform::governor::GovernedDeformation;
 use rapier3d_deform::limit_surface::{LimitHierarchy, LimitInterferenceQuery, RegionTopology};
 use rapier3d_deform::math::Vec3;
-use rapier3d_deform_scenes::subdiv::{EdgeTolerance, level_resolving, push_bridge, torus_cage};
+use rapier3d_deform_scenes::subdiv::{
+    EdgeTolerance, LevelKRoute, level_resolving, push_bridge, torus_cage,
+};
 use std::time::Instant;
 
-/// The BN-Tree route of the benchmark; returns the pair count.
+/// The BN-Tree route of the benchmark (posing included); returns the pair count.
 #[inline(never)]
-fn level_k_query(
-    fine: &mut LoopSubdivision,
-    tree: &BnTree,
-    query: &mut SelfCollisionQuery,
-    pairs: &mut Vec<[u32; 2]>,
-    posed: &[Vec3],
-) -> usize {
-    fine.set_control_points(posed)
-        .unwrap_or_else(|e| panic!("{e}"));
-    query
-        .run_by_mesh_size(tree, fine.governors(), CullingMode::Conservative, pairs)
-        .unwrap_or_else(|e| panic!("{e}"));
+fn level_k_query(route: &mut LevelKRoute, pairs: &mut Vec<[u32; 2]>, posed: &[Vec3]) -> usize {
+    route.detect(posed, pairs).unwrap_or_else(|e| panic!("{e}"));
     pairs.len()
 }
 
@@ -88,21 +77,12 @@ fn main() {
         push_bridge(cage.positions(), push + 0.01),
     ];
     if level_k {
-        let mut fine = LoopSubdivision::new(cage.clone(), k).unwrap_or_else(|e| panic!("{e}"));
-        let tree = BnTree::build_with(
-            fine.mesh(),
-            fine.rest_positions(),
-            fine.weights(),
-            BnTreeOptions::SELF_COLLISION,
-        )
-        .and_then(|t| t.with_point_governors(cage.positions().to_vec()))
-        .unwrap_or_else(|e| panic!("{e}"));
-        let mut query = SelfCollisionQuery::new(&tree);
+        let mut route = LevelKRoute::new(&cage, k).unwrap_or_else(|e| panic!("{e}"));
         let mut pairs = Vec::new();
         let start = Instant::now();
         let mut count = 0;
         for q in 0..queries {
-            count = level_k_query(&mut fine, &tree, &mut query, &mut pairs, &poses[q % 2]);
+            count = level_k_query(&mut route, &mut pairs, &poses[q % 2]);
         }
         let ms = start.elapsed().as_secs_f64() * 1e3 / queries.max(1) as f64;
         println!("push {push}: level-{k} BN-Tree {ms:.3} ms/query, {count} pairs");

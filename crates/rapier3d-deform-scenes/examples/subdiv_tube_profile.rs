@@ -21,12 +21,9 @@
 //! gives the instructions per query as the inclusive cost of `limit_query` (or `level_k_query`)
 //! divided by the count.
 
-use rapier3d_deform::bn_tree::{BnTree, BnTreeOptions, CullingMode, SelfCollisionQuery};
-use rapier3d_deform::deformation::LoopSubdivision;
-use rapier3d_deform::governor::GovernedDeformation;
 use rapier3d_deform::limit_surface::{LimitHierarchy, LimitInterferenceQuery, SubPatchView};
 use rapier3d_deform::math::Vec3;
-use rapier3d_deform_scenes::subdiv::{bend, tube_cage};
+use rapier3d_deform_scenes::subdiv::{LevelKRoute, bend, tube_cage};
 use std::time::Instant;
 
 const RADIUS: f32 = 0.5;
@@ -41,21 +38,10 @@ fn edge_above(points: &[[f64; 3]], tolerance: f64) -> bool {
     })
 }
 
-/// The BN-Tree route of the benchmark: pose the level-k mesh's point governors, run the
-/// conservative self-collision query; returns the pair count.
+/// The BN-Tree route of the benchmark (posing included); returns the pair count.
 #[inline(never)]
-fn level_k_query(
-    fine: &mut LoopSubdivision,
-    tree: &BnTree,
-    query: &mut SelfCollisionQuery,
-    pairs: &mut Vec<[u32; 2]>,
-    posed: &[Vec3],
-) -> usize {
-    fine.set_control_points(posed)
-        .unwrap_or_else(|e| panic!("{e}"));
-    query
-        .run_by_mesh_size(tree, fine.governors(), CullingMode::Conservative, pairs)
-        .unwrap_or_else(|e| panic!("{e}"));
+fn level_k_query(route: &mut LevelKRoute, pairs: &mut Vec<[u32; 2]>, posed: &[Vec3]) -> usize {
+    route.detect(posed, pairs).unwrap_or_else(|e| panic!("{e}"));
     pairs.len()
 }
 
@@ -118,21 +104,12 @@ fn main() {
     }
     let poses = [pose(angle), second];
     if level_k {
-        let mut fine = LoopSubdivision::new(cage.clone(), LEVEL).unwrap_or_else(|e| panic!("{e}"));
-        let tree = BnTree::build_with(
-            fine.mesh(),
-            fine.rest_positions(),
-            fine.weights(),
-            BnTreeOptions::SELF_COLLISION,
-        )
-        .and_then(|t| t.with_point_governors(cage.positions().to_vec()))
-        .unwrap_or_else(|e| panic!("{e}"));
-        let mut query = SelfCollisionQuery::new(&tree);
+        let mut route = LevelKRoute::new(&cage, LEVEL).unwrap_or_else(|e| panic!("{e}"));
         let mut pairs = Vec::new();
         let start = Instant::now();
         let mut count = 0;
         for q in 0..queries {
-            count = level_k_query(&mut fine, &tree, &mut query, &mut pairs, &poses[q % 2]);
+            count = level_k_query(&mut route, &mut pairs, &poses[q % 2]);
         }
         let ms = start.elapsed().as_secs_f64() * 1e3 / queries.max(1) as f64;
         println!("bend {angle}°: level-{LEVEL} BN-Tree {ms:.3} ms/query, {count} pairs");

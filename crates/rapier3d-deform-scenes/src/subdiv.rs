@@ -2,7 +2,10 @@
 
 pub mod pictures;
 
+use rapier3d_deform::Result;
+use rapier3d_deform::bn_tree::{BnTree, BnTreeOptions, CullingMode, SelfCollisionQuery};
 use rapier3d_deform::deformation::LoopSubdivision;
+use rapier3d_deform::governor::GovernedDeformation;
 use rapier3d_deform::limit_surface::{SubPatchView, ToleranceOracle};
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform::mesh::TriangleMesh;
@@ -195,6 +198,58 @@ pub fn level_resolving(cage: &TriangleMesh, tolerance: f64, max_level: u32) -> u
             .clone();
     }
     max_level
+}
+
+/// The fixed-level route the limit surface is compared with: the cage Loop-subdivided `k` times,
+/// its BN-Tree ([`BnTreeOptions::SELF_COLLISION`]) with the cage's control points as point
+/// governors, and one conservative self-collision query kept from frame to frame.
+pub struct LevelKRoute {
+    /// The level-k Loop mesh over the cage.
+    pub fine: LoopSubdivision,
+    /// Its BN-Tree.
+    pub tree: BnTree,
+    query: SelfCollisionQuery,
+}
+
+impl LevelKRoute {
+    /// The route for `cage` at level `k`.
+    ///
+    /// # Errors
+    /// As [`LoopSubdivision::new`], [`BnTree::build_with`] and [`BnTree::with_point_governors`].
+    ///
+    /// # Performance
+    /// O(4^k · triangles).
+    pub fn new(cage: &TriangleMesh, k: u32) -> Result<Self> {
+        let fine = LoopSubdivision::new(cage.clone(), k)?;
+        let tree = BnTree::build_with(
+            fine.mesh(),
+            fine.rest_positions(),
+            fine.weights(),
+            BnTreeOptions::SELF_COLLISION,
+        )?
+        .with_point_governors(cage.positions().to_vec())?;
+        let query = SelfCollisionQuery::new(&tree);
+        Ok(Self { fine, tree, query })
+    }
+
+    /// Poses the level-k mesh from the control points `posed` and writes its self-colliding
+    /// triangle pairs to `pairs` (`SelfCollisionQuery::run_by_mesh_size`, conservative).
+    ///
+    /// # Errors
+    /// As [`LoopSubdivision::set_control_points`] and [`SelfCollisionQuery::run_by_mesh_size`].
+    ///
+    /// # Performance
+    /// One pose of the level-k mesh's governors and one query.
+    pub fn detect(&mut self, posed: &[Vec3], pairs: &mut Vec<[u32; 2]>) -> Result<()> {
+        self.fine.set_control_points(posed)?;
+        self.query.run_by_mesh_size(
+            &self.tree,
+            self.fine.governors(),
+            CullingMode::Conservative,
+            pairs,
+        )?;
+        Ok(())
+    }
 }
 
 /// The closed boundary surface of a set of unit voxels (cells at integer coordinates, scaled by

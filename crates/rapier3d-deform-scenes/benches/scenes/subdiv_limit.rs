@@ -2,15 +2,12 @@
 
 use super::output::load_average;
 use super::runner::{FrameTable, PlotSpec, SceneReport, Section, median};
-use rapier3d_deform::bn_tree::{BnTree, BnTreeOptions, CullingMode, SelfCollisionQuery};
-use rapier3d_deform::deformation::LoopSubdivision;
-use rapier3d_deform::governor::GovernedDeformation;
 use rapier3d_deform::limit_surface::{
     LimitHierarchy, LimitInterferenceQuery, LimitPatches, NormalBound,
 };
 use rapier3d_deform::math::Vec3;
 use rapier3d_deform::mesh::TriangleMesh;
-use rapier3d_deform_scenes::subdiv::{EdgeTolerance, level_resolving};
+use rapier3d_deform_scenes::subdiv::{EdgeTolerance, LevelKRoute, level_resolving};
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
@@ -250,10 +247,8 @@ pub struct Route {
     pub tolerance: f64,
     /// The level that resolves it.
     pub k: u32,
-    /// The level-k route: the Loop mesh, its BN-Tree, query and last pairs.
-    pub fine: LoopSubdivision,
-    tree: BnTree,
-    bn_query: SelfCollisionQuery,
+    /// The level-k route: the Loop mesh, its BN-Tree and query.
+    pub level: LevelKRoute,
     /// The level-k crossing pairs of the last frame.
     pub pairs: Vec<[u32; 2]>,
     /// The limit route: hierarchy, query, oracle.
@@ -281,16 +276,7 @@ impl Route {
     /// Both routes for `tolerance` on `cage`, warmed up untimed at `warm_up`.
     pub fn new(cage: &TriangleMesh, tolerance: f64, warm_up: &[Vec3]) -> Self {
         let k = level_resolving(cage, tolerance, MAX_LEVEL);
-        let fine = LoopSubdivision::new(cage.clone(), k).unwrap_or_else(|e| panic!("{e}"));
-        let tree = BnTree::build_with(
-            fine.mesh(),
-            fine.rest_positions(),
-            fine.weights(),
-            BnTreeOptions::SELF_COLLISION,
-        )
-        .and_then(|t| t.with_point_governors(cage.positions().to_vec()))
-        .unwrap_or_else(|e| panic!("{e}"));
-        let bn_query = SelfCollisionQuery::new(&tree);
+        let level = LevelKRoute::new(cage, k).unwrap_or_else(|e| panic!("{e}"));
         let mut hierarchy = LimitHierarchy::new(cage).unwrap_or_else(|e| panic!("{e}"));
         let mut query = LimitInterferenceQuery::new();
         let mut oracle = EdgeTolerance {
@@ -308,9 +294,7 @@ impl Route {
         Self {
             tolerance,
             k,
-            fine,
-            tree,
-            bn_query,
+            level,
             pairs: Vec::new(),
             hierarchy,
             query,
@@ -339,16 +323,8 @@ impl Route {
                     .unwrap_or_else(|e| panic!("{e}"));
                 t_limit = start.elapsed().as_secs_f64() * 1e3;
             } else {
-                self.fine
-                    .set_control_points(posed)
-                    .unwrap_or_else(|e| panic!("{e}"));
-                self.bn_query
-                    .run_by_mesh_size(
-                        &self.tree,
-                        self.fine.governors(),
-                        CullingMode::Conservative,
-                        &mut self.pairs,
-                    )
+                self.level
+                    .detect(posed, &mut self.pairs)
                     .unwrap_or_else(|e| panic!("{e}"));
                 t_level = start.elapsed().as_secs_f64() * 1e3;
             }
@@ -423,7 +399,7 @@ pub fn run_tolerances(scene: &ToleranceScene<'_>, quick: bool) -> SceneReport {
             cage.triangle_count(),
             r.tolerance,
             r.k,
-            r.fine.mesh().triangle_count()
+            r.level.fine.mesh().triangle_count()
         );
     }
     let mut violations = 0usize;
@@ -492,7 +468,7 @@ pub fn run_tolerances(scene: &ToleranceScene<'_>, quick: bool) -> SceneReport {
                     "{} (level {}: {} triangles)",
                     r.tolerance,
                     r.k,
-                    r.fine.mesh().triangle_count()
+                    r.level.fine.mesh().triangle_count()
                 ))
                 .collect::<Vec<_>>()
                 .join(", ")
@@ -554,7 +530,7 @@ pub fn run_tolerances(scene: &ToleranceScene<'_>, quick: bool) -> SceneReport {
             mk,
             format!(
                 "BN-Tree run_by_mesh_size on {} triangles, median per frame, pose included",
-                r.fine.mesh().triangle_count()
+                r.level.fine.mesh().triangle_count()
             ),
         );
         report.metric(n[5], mk / ml, "of the two medians; target ≥ 3");

@@ -103,7 +103,7 @@ pub fn run(options: &RunOptions) -> SceneReport {
         title: format!(
             "bent tube, {} control points, tolerance {TOLERANCE} (level {k}: {} triangles)",
             cage.vertex_count(),
-            route.fine.mesh().triangle_count()
+            route.level.fine.mesh().triangle_count()
         ),
         header: [
             "bend °",
@@ -155,7 +155,7 @@ pub fn run(options: &RunOptions) -> SceneReport {
         mk,
         format!(
             "BN-Tree run_by_mesh_size on {} triangles, median per frame, pose included",
-            route.fine.mesh().triangle_count()
+            route.level.fine.mesh().triangle_count()
         ),
     );
     report.metric("speedup_vs_level_k", mk / ml, "target ≥ 3");

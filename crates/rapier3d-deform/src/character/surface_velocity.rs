@@ -131,9 +131,9 @@ pub struct SurfaceVelocityHooks {
     /// The contact softness and substep count of the world the hooks serve
     /// ([`Self::set_integration_parameters`]; Rapier's defaults otherwise).
     softness: SolverSoftness,
-    /// `erp/dt` of the solver's penetration bias at the last [`Self::update`]'s `dt`: Rapier's
-    /// static and dynamic contact settings.
-    erp_inv_dt: [Real; 2],
+    /// `erp/dt` of the solver's penetration bias at the last [`Self::update`]'s `dt`, the smaller
+    /// of Rapier's static and dynamic contact settings (module docs).
+    erp_inv_dt: Real,
 }
 
 /// What the hooks need of the world's `IntegrationParameters` to lead the solver's penetration
@@ -154,14 +154,14 @@ impl SolverSoftness {
         }
     }
 
-    /// `erp/dt` for static and dynamic contact pairs at step `dt` (Rapier evaluates it per
-    /// substep).
-    fn erp_inv_dt(&self, dt: Real) -> [Real; 2] {
+    /// The softer (smaller) `erp/dt` of static and dynamic contact pairs at step `dt` (Rapier
+    /// evaluates it per substep): the lead then reaches the surface's speed whichever setting the
+    /// solver applies to a pair.
+    fn erp_inv_dt(&self, dt: Real) -> Real {
         let h = dt / self.substeps as Real;
-        [
-            self.static_contacts.erp_inv_dt(h),
-            self.dynamic_contacts.erp_inv_dt(h),
-        ]
+        self.static_contacts
+            .erp_inv_dt(h)
+            .min(self.dynamic_contacts.erp_inv_dt(h))
     }
 }
 
@@ -171,7 +171,7 @@ impl Default for SurfaceVelocityHooks {
             tracked: Vec::new(),
             dt: 0.0,
             softness: SolverSoftness::of(&IntegrationParameters::default()),
-            erp_inv_dt: [0.0; 2],
+            erp_inv_dt: 0.0,
         }
     }
 }
@@ -558,10 +558,6 @@ impl PhysicsHooks for SurfaceVelocityHooks {
             return;
         }
         let colliders = context.colliders;
-        // The lead is taken at the softer of Rapier's two contact settings (the smaller `erp`),
-        // so that the bias reaches the surface's speed whichever the solver applies to the
-        // pair (module docs).
-        let erp_inv_dt = self.erp_inv_dt[0].min(self.erp_inv_dt[1]);
         let Some(rigid) = context.rigid_mut() else {
             return;
         };
@@ -579,8 +575,8 @@ impl PhysicsHooks for SurfaceVelocityHooks {
             // The penetration lead: a surface closing in at `s` on a body it already penetrates
             // gets a bias of at least `s` (module docs).
             let closing = rel.dot(normal);
-            if closing > 0.0 && c.dist < 0.0 && erp_inv_dt > 0.0 {
-                c.dist -= closing / erp_inv_dt;
+            if closing > 0.0 && c.dist < 0.0 && self.erp_inv_dt > 0.0 {
+                c.dist -= closing / self.erp_inv_dt;
             }
         }
     }

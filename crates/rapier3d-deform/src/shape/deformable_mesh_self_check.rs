@@ -12,7 +12,9 @@ use rapier3d::parry::bounding_volume::{Aabb, BoundingVolume};
 use super::DeformableMeshShape;
 use super::deformable_mesh_shape::MeshIncidence;
 use crate::geometry::predicates::orient2d;
-use crate::geometry::{triangles_cross_beyond_vertex, triangles_intersect};
+use crate::geometry::{
+    PairTopology, pair_topology, triangles_cross_beyond_vertex, triangles_intersect,
+};
 use crate::math::Vec3;
 
 /// Reusable memory of [`DeformableMeshShape::new_self_collisions`] (no allocation after
@@ -51,12 +53,6 @@ pub struct SelfCheckScratch {
 #[inline]
 fn corner(t: [u32; 3], v: u32) -> Option<usize> {
     t.iter().position(|&x| x == v)
-}
-
-/// Whether triangles `ta` and `tb` share a vertex index.
-#[inline]
-fn share_a_vertex(ta: [u32; 3], tb: [u32; 3]) -> bool {
-    ta.iter().any(|x| tb.contains(x))
 }
 
 /// `p` without coordinate `k` (cyclic order: `orient2d` of projections is the sign of component
@@ -394,16 +390,12 @@ impl DeformableMeshShape {
                     if !t_changed && changed_stamp[u as usize] != call {
                         continue;
                     }
-                    let tb = tris[u as usize];
-                    let (Some(ci), Some(cj)) = (corner(ta, v), corner(tb, v)) else {
+                    // Sharing an edge (adjacent) is never a contact.
+                    let PairTopology::SharedVertex { a, b, .. } =
+                        pair_topology(ta, tris[u as usize])
+                    else {
                         continue;
                     };
-                    let a = [ta[(ci + 1) % 3], ta[(ci + 2) % 3]];
-                    let b = [tb[(cj + 1) % 3], tb[(cj + 2) % 3]];
-                    if a.iter().any(|x| b.contains(x)) {
-                        // An edge (or the whole triangle) in common: adjacent, never a contact.
-                        continue;
-                    }
                     let cross = |p: &dyn Fn(u32) -> Vec3| {
                         triangles_cross_beyond_vertex(p(v), a.map(p), b.map(p))
                     };
@@ -498,7 +490,7 @@ impl DeformableMeshShape {
                             continue;
                         }
                         let tb = tris[u as usize];
-                        if share_a_vertex(ta, tb) {
+                        if pair_topology(ta, tb) != PairTopology::Disjoint {
                             continue;
                         }
                         // The exact test's first step, filtered: one triangle certainly on one
