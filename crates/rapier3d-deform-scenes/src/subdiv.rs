@@ -1,4 +1,4 @@
-//! Loop control meshes for limit-surface scenes and tests (Grinspun & Schröder 2001): a capsule-ended tube under a prescribed bend that folds it onto itself (Fig. 1), a three-handled torus whose bridge is pushed through its cross bar (Fig. 11), a sphere whose cap is pushed through its far side (Fig. 12), the scenes' tolerance oracle; `pictures` draws what a query found.
+//! Loop control meshes for limit-surface scenes and tests (Grinspun & Schröder 2001): a capsule-ended tube under a prescribed bend that folds it onto itself (Fig. 1), a three-handled torus whose bridge is pushed through its cross bar (Fig. 11), a sphere whose cap is pushed through its far side (Fig. 12), the scenes' tolerance oracle and the level-k BN-Tree route they are compared with; `pictures` draws what a query found.
 
 pub mod pictures;
 
