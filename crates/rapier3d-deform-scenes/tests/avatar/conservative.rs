@@ -1,6 +1,6 @@
 //! Contract: over animated and random poses, `AvatarQuery::candidates` holds every skin triangle within the radius of a point (brute force over every posed triangle), `closest` finds the brute-force minimum, the boxes prune most of the skin, and the seed's rigidly carried boxes miss posed vertices.
 
-use super::common::{random_governor, rng, tube, tube_weights};
+use super::common::{random_governor, random_rotation, rng, tube, tube_weights};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use rapier3d::parry::query::PointQuery;
@@ -183,6 +183,74 @@ fn random_sliding_skin_under_random_affine_bones_stays_conservative() {
             }
         }
     }
+}
+
+/// Points just off the skin are where a query skips the cells beside its closest point by their
+/// plates: under bones that shrink the skin (box frames that stretch distances) and skin that
+/// slides, the closest triangle must still be the brute-force one.
+#[test]
+fn closest_stays_exact_for_points_hugging_the_skin_under_shrinking_sliding_bones() {
+    let mut r = rng(11);
+    let mesh = tube(2.0, 32, 24);
+    let radius = 0.05;
+    let mut skipped_cells = 0u64;
+    for bones in [2usize, 5] {
+        let weights = tube_weights(&mesh, bones, 2.0, 3);
+        let options = AvatarOptions {
+            triangles_per_slab: 4,
+            min_slabs: 1,
+            max_slabs: 64,
+        };
+        let avatar = AvatarBoxes::build(&mesh, mesh.positions(), &weights, options).unwrap();
+        let mut query = AvatarQuery::new();
+        let mut scratch = Vec::new();
+        let mut posed = Vec::new();
+        for _ in 0..6 {
+            // Uniform shrinks of 0.3–0.7 with bends: box frames stretch distances 1.4–3.3×.
+            let governors: Vec<Affine> = (0..bones)
+                .map(|_| {
+                    let q =
+                        rapier3d_deform::math::Quat::IDENTITY.slerp(random_rotation(&mut r), 0.3);
+                    let s = r.random_range(0.3..0.7);
+                    let t = Vec3::new(
+                        r.random_range(-0.1..0.1),
+                        r.random_range(-0.1..0.1),
+                        r.random_range(-0.1..0.1),
+                    );
+                    Affine::new(rapier3d_deform::math::Mat3::from_quat(q) * s, t)
+                })
+                .collect();
+            query.begin_frame(&avatar, &governors).unwrap();
+            deform_vertices(
+                avatar.rest_positions(),
+                avatar.weights(),
+                &governors,
+                &mut posed,
+            );
+            for i in 0..150 {
+                let t = mesh.triangles()[r.random_range(0..mesh.triangle_count())];
+                let [a, b, c] = t.map(|v| posed[v as usize]);
+                let normal = (b - a).cross(c - a).normalize_or_zero();
+                let side = if i % 2 == 0 { 1.0 } else { -1.0 };
+                let p = (a + b + c) / 3.0 + normal * side * r.random_range(0.05..0.9) * radius;
+                let best = distances(&avatar, &posed, p)
+                    .into_iter()
+                    .filter(|d| *d <= radius)
+                    .fold(None, |m: Option<f32>, d| Some(m.map_or(d, |m| m.min(d))));
+                let before = query.stats();
+                let contact = query.closest(&avatar, p, radius, &mut scratch).unwrap();
+                assert_eq!(
+                    contact.map(|c| c.distance),
+                    best,
+                    "{bones} bones, point {i} at {p}"
+                );
+                let after = query.stats();
+                skipped_cells += (after.nodes_tested - before.nodes_tested)
+                    .saturating_sub(after.slab_hits - before.slab_hits);
+            }
+        }
+    }
+    assert!(skipped_cells > 0, "the points exercise the pruning");
 }
 
 #[test]

@@ -92,6 +92,23 @@ pub(crate) struct NodeWeight {
     pub(crate) half: Vec3,
 }
 
+/// A cell's plate: an oriented box, in its bone's box coordinates, of its triangles' rest
+/// vertices, one axis along the cell's mean normal. A patch of skin is thin along its normal,
+/// so the plate bounds a query point's distance to the cell far tighter than the cell's box
+/// in box axes when the point lies above the skin: a query skips the cells beside its closest
+/// point without posing them.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
+pub(crate) struct CellPlate {
+    /// Box coordinates → plate coordinates: rows two tangents and the mean normal
+    /// (orthonormal up to rounding; the identity for a cell without area).
+    pub(crate) axes: Mat3,
+    /// Least plate coordinates of the cell's rest vertices, rounded down.
+    pub(crate) mins: Vec3,
+    /// Largest plate coordinates of the cell's rest vertices, rounded up.
+    pub(crate) maxs: Vec3,
+}
+
 /// [`CellNode::right`] of a leaf.
 pub(crate) const LEAF: u32 = u32::MAX;
 
@@ -170,6 +187,8 @@ pub struct AvatarBoxes {
     pub(crate) nodes: Vec<CellNode>,
     /// The nodes' weight ranges ([`CellNode::weights`]).
     pub(crate) node_weights: Vec<NodeWeight>,
+    /// Per cell, its plate.
+    pub(crate) cell_plates: Vec<CellPlate>,
     /// Per vertex, the bone of largest weight.
     pub(crate) dominant_bone: Vec<u32>,
     /// Largest distance of a rest vertex from the origin.
@@ -246,6 +265,7 @@ impl AvatarBoxes {
             slab_triangles: Vec::new(),
             nodes: Vec::new(),
             node_weights: Vec::new(),
+            cell_plates: Vec::new(),
             dominant_bone,
             rest_radius: rest.iter().fold(0f32, |r, p| r.max(p.length())),
             max_influences: weights.max_influences() as u32,
@@ -338,6 +358,7 @@ impl AvatarBoxes {
             self.slabs.push(Slab {
                 triangles: (start, self.slab_triangles.len() as u32),
             });
+            self.cell_plates.push(self.plate(&rest_to_box, list));
             let (leaf, error) = self.leaf(bone, &governors, &rest_to_box, list, cell);
             weight_sum_error = weight_sum_error.max(error);
             leaves.push(leaf);
@@ -354,6 +375,41 @@ impl AvatarBoxes {
             nodes: (first_node, self.nodes.len() as u32),
             weight_sum_error: (weight_sum_error * (1.0 + 1e-3) + 1e-12) as f32,
         });
+    }
+
+    /// The plate of a cell over `triangles` (box coordinates `rest_to_box`).
+    fn plate(&self, rest_to_box: &Affine, triangles: &[u32]) -> CellPlate {
+        let corners = |t: u32| {
+            self.mesh.triangles()[t as usize]
+                .map(|v| rest_to_box.transform_point(self.rest[v as usize]))
+        };
+        let normal = triangles.iter().fold(Vec3::ZERO, |n, &t| {
+            let [a, b, c] = corners(t);
+            n + (b - a).cross(c - a)
+        });
+        let axes = match normal.try_normalize() {
+            Some(n) => {
+                let (t1, t2) = n.any_orthonormal_pair();
+                Mat3::from_cols(t1, t2, n).transpose()
+            }
+            None => Mat3::IDENTITY,
+        };
+        let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+        let mut magnitude = 0f32;
+        for &t in triangles {
+            for u in corners(t) {
+                let q = axes * u;
+                (lo, hi) = (lo.min(q), hi.max(q));
+                magnitude = magnitude.max(u.abs().max_element());
+            }
+        }
+        // A row times a vector rounds by a few ulps of the sum of its terms' magnitudes.
+        let pad = Vec3::splat(8.0 * f32::EPSILON * 3.0 * magnitude);
+        CellPlate {
+            axes,
+            mins: lo - pad,
+            maxs: hi + pad,
+        }
     }
 
     /// The leaf node of cell `cell` of `bone`'s box over `triangles` (box governors

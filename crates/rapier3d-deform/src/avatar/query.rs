@@ -126,6 +126,9 @@ pub struct AvatarQuery {
     box_moving: Vec<bool>,
     /// Per box whose bone is singular: its O(m) box in its rest frame.
     box_aabb: Vec<Aabb>,
+    /// Per box: an upper bound of the operator norm of `M_b`'s linear part: a world offset of
+    /// length `r` moves box coordinates by at most `r` times it.
+    box_norm: Vec<f32>,
     /// Per box: bound, in box coordinates, on the rounding of the rigid part and the sliding
     /// offsets (added to every node's box).
     box_slack: Vec<f32>,
@@ -141,15 +144,25 @@ pub struct AvatarQuery {
     /// Per hierarchy node: the frame its posed box was computed in, and the box (box
     /// coordinates): each node is bounded at most once per frame, on first use.
     node_cache: Vec<NodeBox>,
+    /// Per cell: the sliding range of its vertices (box coordinates) this frame, written when its
+    /// leaf is bounded.
+    cell_slide: Vec<(Vec3A, Vec3A)>,
     /// Per cell: the frame its posed world box was computed in, and the box.
     cell_stamp: Vec<u32>,
     cell_box: Vec<Aabb>,
+    /// Per entry of the cells' triangle lists: the triangle's posed corners, written when its
+    /// cell is posed.
+    cell_corners: Vec<[Vec3; 3]>,
     workspace: BoundsWorkspace,
     vertex_stamp: Vec<u32>,
     vertices: Vec<Vec3>,
     triangle_stamp: Vec<u32>,
     /// Cells within reach of the current point: (lower bound of the world distance, cell).
     cell_hits: Vec<(f32, u32)>,
+    /// [`Self::closest`]'s boxes within reach of the point: (world gap, box), nearest first.
+    box_order: Vec<(f32, u32)>,
+    /// [`Self::closest`]'s traversal stack: (lower bound when pushed, node).
+    nearest_stack: Vec<(f32, u32)>,
     /// Per skin vertex: the serial of the last box that counted it ([`Self::seed_tolerance_misses`]).
     seen: Vec<u32>,
     serial: u32,
@@ -186,6 +199,10 @@ impl AvatarQuery {
             .resize(avatar.nodes.len(), NodeBox::default());
         self.cell_stamp.resize(avatar.slabs.len(), 0);
         self.cell_box.resize(avatar.slabs.len(), empty_aabb());
+        self.cell_slide
+            .resize(avatar.slabs.len(), (Vec3A::ZERO, Vec3A::ZERO));
+        self.cell_corners
+            .resize(avatar.slab_triangles.len(), [Vec3::ZERO; 3]);
         if self.epoch == u32::MAX {
             self.vertex_stamp.fill(0);
             self.node_cache.fill(NodeBox::default());
@@ -203,6 +220,7 @@ impl AvatarQuery {
         self.vertex_slack = 4.0 * (2.0 * influences + 4.0) * f32::EPSILON * world_magnitude;
         self.box_frames.clear();
         self.box_stretch.clear();
+        self.box_norm.clear();
         self.box_world.clear();
         self.box_moving.clear();
         self.box_aabb.clear();
@@ -228,6 +246,7 @@ impl AvatarQuery {
                 rows.y_axis.length(),
                 rows.z_axis.length(),
             ));
+            self.box_norm.push(operator_norm_bound(&frame.linear));
             self.box_frames.push(frame);
             self.box_moving.push(moving);
             if !moving {
@@ -465,8 +484,14 @@ impl AvatarQuery {
         let node = &avatar.nodes[n as usize];
         let (lo, hi) = if node.slide > 0.0 {
             let (lo, hi) = self.sliding(avatar, node, slides);
+            if node.right == LEAF {
+                self.cell_slide[node.cell as usize] = (lo.into(), hi.into());
+            }
             (node.mins + lo, node.maxs + hi)
         } else {
+            if node.right == LEAF {
+                self.cell_slide[node.cell as usize] = (Vec3A::ZERO, Vec3A::ZERO);
+            }
             (node.mins, node.maxs)
         };
         let (lo, hi) = (Vec3A::from(lo), Vec3A::from(hi));
@@ -599,33 +624,50 @@ impl AvatarQuery {
         Ok(())
     }
 
-    /// Poses cell `cell` of box `index` (once per frame): its posed world box into
-    /// `self.cell_box`, and returns the box of its posed vertices in the box's frame, padded for
-    /// the rounding of the map.
+    /// Poses cell `cell` of box `index` (once per frame, [`Self::ensure_cell`]) and returns the
+    /// box of its posed vertices in the box's frame, padded for the rounding of the map.
     fn pose_cell(&mut self, avatar: &AvatarBoxes, cell: u32, index: usize) -> (Vec3A, Vec3A) {
-        let c = cell as usize;
-        self.cell_stamp[c] = self.epoch;
+        self.ensure_cell(avatar, cell);
         let frame = self.box_frames[index];
-        let (t0, t1) = avatar.slabs[c].triangles;
-        let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+        let (t0, t1) = avatar.slabs[cell as usize].triangles;
         let (mut local_lo, mut local_hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
-        for i in t0..t1 {
-            let t = avatar.slab_triangles[i as usize];
-            for p in self.posed_corners(avatar, t) {
-                (lo, hi) = (lo.min(p), hi.max(p));
+        for corners in &self.cell_corners[t0 as usize..t1 as usize] {
+            for &p in corners {
                 let u = frame.transform_point(p);
                 (local_lo, local_hi) = (local_lo.min(u), local_hi.max(u));
             }
         }
-        self.cell_box[c] = Aabb::new(lo, hi);
+        let b = self.cell_box[cell as usize];
         // As the query point's map: a few ulps of the terms of M_b p.
-        let magnitude = lo.abs().max(hi.abs()).max_element();
+        let magnitude = b.mins.abs().max(b.maxs.abs()).max_element();
         let pad = Vec3::splat(
             8.0 * f32::EPSILON
                 * (self.box_stretch[index].max_element() * magnitude * 3.0
                     + frame.translation.abs().max_element()),
         );
         (Vec3A::from(local_lo - pad), Vec3A::from(local_hi + pad))
+    }
+
+    /// On the first use of `cell` in the frame: poses its triangles' corners into
+    /// `self.cell_corners` and their box into `self.cell_box`.
+    #[inline]
+    fn ensure_cell(&mut self, avatar: &AvatarBoxes, cell: u32) {
+        let c = cell as usize;
+        if self.cell_stamp[c] == self.epoch {
+            return;
+        }
+        self.cell_stamp[c] = self.epoch;
+        let (t0, t1) = avatar.slabs[c].triangles;
+        let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+        for i in t0..t1 {
+            let t = avatar.slab_triangles[i as usize];
+            let corners = self.posed_corners(avatar, t);
+            for p in corners {
+                (lo, hi) = (lo.min(p), hi.max(p));
+            }
+            self.cell_corners[i as usize] = corners;
+        }
+        self.cell_box[c] = Aabb::new(lo, hi);
     }
 
     /// After node `n`'s box was computed this frame: while its sibling's box is also current,
@@ -664,18 +706,7 @@ impl AvatarQuery {
     #[inline]
     fn push_cell(&mut self, avatar: &AvatarBoxes, cell: u32, lower: f32, point: Vec3, r: f32) {
         let c = cell as usize;
-        if self.cell_stamp[c] != self.epoch {
-            self.cell_stamp[c] = self.epoch;
-            let (t0, t1) = avatar.slabs[c].triangles;
-            let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
-            for i in t0..t1 {
-                let t = avatar.slab_triangles[i as usize];
-                for p in self.posed_corners(avatar, t) {
-                    (lo, hi) = (lo.min(p), hi.max(p));
-                }
-            }
-            self.cell_box[c] = Aabb::new(lo, hi);
-        }
+        self.ensure_cell(avatar, cell);
         let b = self.cell_box[c];
         let gap = (b.mins - point).max(point - b.maxs).max(Vec3::ZERO);
         let d2 = gap.length_squared();
@@ -720,6 +751,39 @@ impl AvatarQuery {
         (lo - lo.abs() * 1e-5, hi + hi.abs() * 1e-5)
     }
 
+    /// Lower bound of the world distance from a point at box coordinates `local` of box `index`
+    /// to the posed vertices of `cell` (hence to its triangles), from the cell's plate widened by
+    /// its sliding range this frame (its leaf bounded this frame) and by `pad` (box
+    /// coordinates: the rounding of `local` and the box's slack).
+    #[inline]
+    fn plate_lower_bound(
+        &self,
+        avatar: &AvatarBoxes,
+        cell: u32,
+        index: usize,
+        local: Vec3,
+        pad: Vec3,
+    ) -> f32 {
+        let plate = &avatar.cell_plates[cell as usize];
+        let (slide_lo, slide_hi) = self.cell_slide[cell as usize];
+        let (slide_lo, slide_hi) = (Vec3::from(slide_lo), Vec3::from(slide_hi));
+        // The sliding box mapped into plate axes: centre and half extents.
+        let centre = plate.axes * ((slide_lo + slide_hi) * 0.5);
+        let half = abs_mat(&plate.axes) * ((slide_hi - slide_lo) * 0.5);
+        let (lo, hi) = (plate.mins + centre - half, plate.maxs + centre + half);
+        let q = plate.axes * local;
+        let gap = (lo - q).max(q - hi).max(Vec3::ZERO);
+        // Rounding: the maps above round by a few ulps of their operands; the plate axes are
+        // orthonormal to a few ulps (a relative 1e-5 covers both stretch and rounding of the
+        // length).
+        let magnitude = local.abs().max_element()
+            + lo.abs().max(hi.abs()).max_element()
+            + slide_lo.abs().max(slide_hi.abs()).max_element();
+        let box_distance =
+            gap.length() * (1.0 - 1e-5) - pad.length() - 32.0 * f32::EPSILON * magnitude;
+        (box_distance / self.box_norm[index]).max(0.0) - self.vertex_slack
+    }
+
     /// Lower bound of the world distance from a point at box coordinates `local` to anything
     /// inside `aabb` (box coordinates).
     #[inline]
@@ -732,7 +796,8 @@ impl AvatarQuery {
             - self.vertex_slack
     }
 
-    /// The skin triangle closest to `point` among those within `radius`, or `None`.
+    /// The skin triangle closest to `point` among those within `radius`, or `None` (ties: the
+    /// lowest triangle index).
     ///
     /// `scratch` is kept for API stability and left empty (reuse it across calls).
     ///
@@ -740,9 +805,10 @@ impl AvatarQuery {
     /// As [`Self::candidates`].
     ///
     /// # Performance
-    /// The box and cell tests of [`Self::candidates`], then the cells nearest first: a cell
-    /// farther than the closest triangle found so far is skipped, and a triangle whose posed
-    /// box is farther is not projected. Posing only the vertices it reads, once per frame.
+    /// A best-first search: the boxes nearest first, each box's hierarchy nearer child first,
+    /// with the reach shrinking to the closest triangle found so far; a node, cell or triangle
+    /// whose lower bound is beyond the reach is skipped, so only the cells around the closest
+    /// point are posed (their vertices once per frame), not every cell within `radius`.
     pub fn closest(
         &mut self,
         avatar: &AvatarBoxes,
@@ -751,46 +817,171 @@ impl AvatarQuery {
         scratch: &mut Vec<u32>,
     ) -> Result<Option<SkinContact>> {
         scratch.clear();
-        self.hit_cells(avatar, point, radius, None)?;
-        self.cell_hits
+        self.check_query(avatar, point, radius)?;
+        self.stats.points += 1;
+        let mut search = Nearest {
+            point,
+            radius,
+            reach: radius,
+            best: None,
+        };
+        let wide = Vec3A::from(point);
+        let point_pad = 4.0 * f32::EPSILON * point.abs().max_element();
+        // The boxes whose world box comes within the radius, nearest first.
+        self.box_order.clear();
+        for index in 0..avatar.boxes.len() {
+            self.stats.box_tests += 1;
+            let (lo, hi) = self.box_world[index];
+            let gap = (lo - wide).max(wide - hi).max(Vec3A::ZERO).length();
+            let r = radius + self.vertex_slack;
+            if gap > r * (1.0 + 4.0 * f32::EPSILON) + point_pad {
+                continue;
+            }
+            self.box_order.push((gap, index as u32));
+        }
+        self.box_order
             .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let mut best: Option<SkinContact> = None;
-        let mut reach = radius;
-        for h in 0..self.cell_hits.len() {
-            let (lower, cell) = self.cell_hits[h];
-            if lower > reach {
+        for o in 0..self.box_order.len() {
+            let (gap, index) = self.box_order[o];
+            let index = index as usize;
+            let r = search.reach + self.vertex_slack;
+            if gap > r * (1.0 + 4.0 * f32::EPSILON) + point_pad {
                 break;
             }
-            let (t0, t1) = avatar.slabs[cell as usize].triangles;
-            for i in t0..t1 {
-                let t = avatar.slab_triangles[i as usize];
-                self.stats.candidate_triangles += 1;
-                let [a, b, c] = self.posed_corners(avatar, t);
-                // The triangle's box first: most triangles of a cell are beyond the reach.
-                let gap = (a.min(b).min(c) - point)
-                    .max(point - a.max(b).max(c))
-                    .max(Vec3::ZERO);
-                if gap.length_squared() > reach * reach {
-                    continue;
+            self.closest_in_box(avatar, index, &mut search);
+        }
+        Ok(search.best)
+    }
+
+    /// The search of [`Self::closest`] in box `index`: its hierarchy, nearer child first.
+    fn closest_in_box(&mut self, avatar: &AvatarBoxes, index: usize, search: &mut Nearest) {
+        let point = search.point;
+        let frame = self.box_frames[index];
+        let local = frame.transform_point(point);
+        let stretch = self.box_stretch[index];
+        // The map of the point into the box frame rounds too: a few ulps of its terms.
+        let rounding = Vec3::splat(
+            8.0 * f32::EPSILON
+                * (stretch.max_element() * point.abs().max_element() * 3.0
+                    + frame.translation.abs().max_element()),
+        );
+        if !self.box_moving[index] {
+            // A singular bone: its box as a whole, every cell a candidate.
+            let aabb = self.box_aabb[index];
+            let lower = self.lower_bound(&aabb, local, stretch, rounding);
+            if lower > search.reach {
+                return;
+            }
+            self.stats.box_hits += 1;
+            let (s0, s1) = avatar.boxes[index].slabs;
+            for s in s0..s1 {
+                self.scan_cell(avatar, s, search);
+            }
+            return;
+        }
+        let pad = rounding + Vec3::splat(self.box_slack[index]);
+        let (n0, _) = avatar.boxes[index].nodes;
+        let slides = self.slide_start[index] as usize;
+        self.stats.nodes_tested += 1;
+        let (lo, hi) = self.node_box(avatar, n0, slides);
+        let lower = self.lower_bound(&Aabb::new(lo.into(), hi.into()), local, stretch, pad);
+        if lower > search.reach {
+            return;
+        }
+        self.stats.box_hits += 1;
+        self.nearest_stack.clear();
+        self.nearest_stack.push((lower, n0));
+        // A node is pushed with the lower bound of its box when pushed (its box, bounded then,
+        // only shrinks within the frame).
+        while let Some((pushed, n)) = self.nearest_stack.pop() {
+            if pushed > search.reach {
+                continue;
+            }
+            let node = &avatar.nodes[n as usize];
+            if node.right == LEAF {
+                let cell = node.cell;
+                if self.cell_stamp[cell as usize] != self.epoch {
+                    let (lo, hi) = self.node_box(avatar, n, slides);
+                    // The cell's plate first: the cells beside the closest point are skipped
+                    // without posing them.
+                    if self.plate_lower_bound(avatar, cell, index, local, pad) > search.reach {
+                        continue;
+                    }
+                    let (lo, hi) = self.shrink_leaf(avatar, n, index, lo, hi);
+                    let lower =
+                        self.lower_bound(&Aabb::new(lo.into(), hi.into()), local, stretch, pad);
+                    if lower > search.reach {
+                        continue;
+                    }
                 }
-                let projection = Triangle::new(a, b, c).project_local_point(point, true);
-                let distance = (projection.point - point).length();
-                if distance <= radius
-                    && best.is_none_or(|b| {
-                        distance < b.distance || (distance == b.distance && t < b.triangle)
-                    })
-                {
-                    reach = distance;
-                    best = Some(SkinContact {
-                        triangle: t,
-                        point: projection.point,
-                        distance,
-                        normal: (b - a).cross(c - a).normalize_or_zero(),
-                    });
-                }
+                self.scan_cell(avatar, cell, search);
+                continue;
+            }
+            // Both children bounded now; the nearer is searched first.
+            let (left, right) = (n + 1, node.right);
+            self.stats.nodes_tested += 2;
+            let (l_lo, l_hi) = self.node_box(avatar, left, slides);
+            let (r_lo, r_hi) = self.node_box(avatar, right, slides);
+            let l_lower =
+                self.lower_bound(&Aabb::new(l_lo.into(), l_hi.into()), local, stretch, pad);
+            let r_lower =
+                self.lower_bound(&Aabb::new(r_lo.into(), r_hi.into()), local, stretch, pad);
+            let (near, far) = if r_lower < l_lower {
+                ((r_lower, right), (l_lower, left))
+            } else {
+                ((l_lower, left), (r_lower, right))
+            };
+            if far.0 <= search.reach {
+                self.nearest_stack.push(far);
+            }
+            if near.0 <= search.reach {
+                self.nearest_stack.push(near);
             }
         }
-        Ok(best)
+    }
+
+    /// The triangles of `cell` in the search of [`Self::closest`] (its posed box first: the
+    /// box of its triangles' posed vertices, computed on the cell's first use in the frame).
+    fn scan_cell(&mut self, avatar: &AvatarBoxes, cell: u32, search: &mut Nearest) {
+        let c = cell as usize;
+        let point = search.point;
+        self.ensure_cell(avatar, cell);
+        let b = self.cell_box[c];
+        let gap = (b.mins - point).max(point - b.maxs).max(Vec3::ZERO);
+        // The triangles are tested on the same posed vertices the box holds: a box beyond the
+        // reach holds no triangle within it (a few ulps of slack for the gap's own rounding).
+        if gap.length_squared() > search.reach * search.reach * (1.0 + 8.0 * f32::EPSILON) {
+            return;
+        }
+        self.stats.slab_hits += 1;
+        let (t0, t1) = avatar.slabs[c].triangles;
+        for i in t0..t1 {
+            let t = avatar.slab_triangles[i as usize];
+            self.stats.candidate_triangles += 1;
+            let [a, b, c] = self.cell_corners[i as usize];
+            // The triangle's box first: most triangles of a cell are beyond the reach.
+            let gap = (a.min(b).min(c) - point)
+                .max(point - a.max(b).max(c))
+                .max(Vec3::ZERO);
+            if gap.length_squared() > search.reach * search.reach {
+                continue;
+            }
+            let projection = Triangle::new(a, b, c).project_local_point(point, true);
+            let distance = (projection.point - point).length();
+            if distance <= search.radius
+                && search.best.is_none_or(|b| {
+                    distance < b.distance || (distance == b.distance && t < b.triangle)
+                })
+            {
+                search.reach = distance;
+                search.best = Some(SkinContact {
+                    triangle: t,
+                    point: projection.point,
+                    distance,
+                    normal: (b - a).cross(c - a).normalize_or_zero(),
+                });
+            }
+        }
     }
 
     /// [`Self::closest`] for every point of `points`: appends `(point index, contact)` to `out`
@@ -976,9 +1167,29 @@ fn invert(g: &Affine) -> Option<Affine> {
     result.is_finite().then_some(result)
 }
 
+/// An upper bound of the operator (spectral) norm of `m`: the square root of the largest
+/// absolute row sum of `mᵀ m` (which bounds its largest eigenvalue), rounded up.
+fn operator_norm_bound(m: &Mat3) -> f32 {
+    let gram = m.transpose() * *m;
+    let rows = abs_mat(&gram.transpose());
+    let largest = (rows.x_axis.x + rows.x_axis.y + rows.x_axis.z)
+        .max(rows.y_axis.x + rows.y_axis.y + rows.y_axis.z)
+        .max(rows.z_axis.x + rows.z_axis.y + rows.z_axis.z);
+    largest.sqrt() * (1.0 + 1e-5)
+}
+
 /// `m` with every entry replaced by its absolute value.
 fn abs_mat(m: &Mat3) -> Mat3 {
     Mat3::from_cols(m.x_axis.abs(), m.y_axis.abs(), m.z_axis.abs())
+}
+
+/// The state of one [`AvatarQuery::closest`] search.
+struct Nearest {
+    point: Vec3,
+    radius: f32,
+    /// The distance of the closest triangle found so far (`radius` before the first).
+    reach: f32,
+    best: Option<SkinContact>,
 }
 
 /// A hierarchy node's posed box (box coordinates) and the frame it was computed in.
