@@ -5,8 +5,9 @@
 //! cloth vertex's closest skin triangle within the OUTSIDE threshold (2 cm), on the same
 //! positions, in rotating order:
 //!
-//! * **obb**: [`AvatarQuery::begin_frame`] + [`AvatarQuery::closest`] per vertex (per-bone boxes,
-//!   slab cells under a hierarchy bounded in the bone's frame on first use, closest triangle);
+//! * **obb**: [`AvatarQuery::begin_frame`] + [`AvatarQuery::closest_with_hint`] per vertex,
+//!   starting from the triangle the vertex found in the previous frame (per-bone boxes, slab
+//!   cells under a hierarchy bounded in the bone's frame on first use, closest triangle);
 //! * **trimesh_deformable**: skin every vertex, `TriMesh::set_vertices` (DEFORMABLE flag: leaf
 //!   boxes and BVH refit), `project_local_point_with_max_dist` per vertex;
 //! * **bntree**: `DeformableMeshShape::set_governors` (O(m)) and the same projection;
@@ -194,7 +195,7 @@ fn measure(garment: Garment, frames: usize) -> Level {
             .unwrap_or_else(|e| panic!("{e:?}"));
     let mut shape = DeformableMeshShape::new(tree, &g0).unwrap_or_else(|e| panic!("{e}"));
     let mut query = AvatarQuery::new();
-    let mut scratch = Vec::new();
+    let mut hints: Vec<Option<u32>> = Vec::new();
     let mut buffer = Vec::new();
     let mut level = Level {
         triangles: triangles.len(),
@@ -238,13 +239,16 @@ fn measure(garment: Garment, frames: usize) -> Level {
                     query
                         .begin_frame(&avatar, &governors)
                         .unwrap_or_else(|e| panic!("{e}"));
+                    hints.resize(points.len(), None);
                     points
                         .iter()
-                        .map(|&p| {
-                            query
-                                .closest(&avatar, p, radius, &mut scratch)
-                                .unwrap_or_else(|e| panic!("{e}"))
-                                .map(|c| c.distance)
+                        .zip(hints.iter_mut())
+                        .map(|(&p, hint)| {
+                            let contact = query
+                                .closest_with_hint(&avatar, p, radius, *hint)
+                                .unwrap_or_else(|e| panic!("{e}"));
+                            *hint = contact.map(|c| c.triangle).or(*hint);
+                            contact.map(|c| c.distance)
                         })
                         .collect()
                 }

@@ -173,6 +173,17 @@ fn bad_frames_and_points_are_typed_errors() {
         1,
         "the contact of the point before the bad one"
     );
+    let triangles = avatar.mesh().triangle_count();
+    assert_eq!(
+        query
+            .closest_with_hint(&avatar, Vec3::ZERO, 0.1, Some(triangles as u32))
+            .unwrap_err(),
+        DeformError::IndexOutOfRange {
+            what: "hint triangle",
+            index: triangles,
+            len: triangles
+        }
+    );
     assert!(matches!(
         query.seed_tolerance_misses(&avatar, -0.1),
         Err(DeformError::InvalidParameter {

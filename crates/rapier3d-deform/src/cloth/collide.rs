@@ -110,7 +110,8 @@ pub struct SkinCollisionStats {
 ///    coplanarity cubic of the seed's §2.1.1, from the outside only. The first crossing puts the
 ///    vertex at the crossing point's current position, [`ContactThresholds::thickness`]
 ///    outside.
-/// 2. **Discrete test.** [`AvatarQuery::closest`] within [`ContactThresholds::outside`]: the
+/// 2. **Discrete test.** [`AvatarQuery::closest_with_hint`] within
+///    [`ContactThresholds::outside`], starting from the triangle the vertex found last: the
 ///    boxes in their frames (one transform and the comparisons of §3.4.1), the cells hit, the
 ///    closest triangle (§3.4.2, §4.3). Its sign comes from the closest feature's pseudo-normal
 ///    (face, edge: the two faces; vertex: angle-weighted ring), so a point near a convex edge or
@@ -141,9 +142,11 @@ pub struct SkinCollision {
     pub(super) ring_start: Vec<u32>,
     pub(super) ring: Vec<u32>,
     pub(super) candidates: Vec<u32>,
-    scratch: Vec<u32>,
     pub(super) states: Vec<VertexState>,
     first_contacts: Vec<Option<SkinContact>>,
+    /// Per cloth vertex, the skin triangle its last query found: where the next query starts
+    /// ([`AvatarQuery::closest_with_hint`]).
+    hints: Vec<Option<u32>>,
     queried: Vec<Vec3>,
     pub(super) stats: SkinCollisionStats,
     /// Per cloth vertex, whether [`Self::push_out`]'s face pass visits its triangles.
@@ -221,9 +224,9 @@ impl SkinCollision {
             ring_start,
             ring,
             candidates: Vec::new(),
-            scratch: Vec::new(),
             states: Vec::new(),
             first_contacts: Vec::new(),
+            hints: Vec::new(),
             queried: Vec::new(),
             stats: SkinCollisionStats::default(),
             face_marks: Vec::new(),
@@ -315,6 +318,7 @@ impl SkinCollision {
         self.states.resize(n, VertexState::NoBox);
         self.first_contacts.clear();
         self.first_contacts.resize(n, None);
+        self.hints.resize(n, None);
         self.queried.clear();
         self.queried.extend_from_slice(&cloth.positions);
         self.stats = SkinCollisionStats {
@@ -376,7 +380,10 @@ impl SkinCollision {
                 let stats_before = self.query.stats();
                 let contact = self
                     .query
-                    .closest(avatar, x, th.outside, &mut self.scratch)?;
+                    .closest_with_hint(avatar, x, th.outside, self.hints[i])?;
+                if let Some(c) = contact {
+                    self.hints[i] = Some(c.triangle);
+                }
                 let stats_after = self.query.stats();
                 if pass == 0 {
                     self.stats.triangles_discrete +=
@@ -437,7 +444,7 @@ impl SkinCollision {
     /// [`DeformError::IndexOutOfRange`] for a vertex past the cloth's last; the query's errors.
     ///
     /// # Performance
-    /// One to three [`AvatarQuery::closest`] per vertex, O(cloth triangles) to select the face
+    /// One to three [`AvatarQuery::closest_with_hint`] per vertex, O(cloth triangles) to select the face
     /// pass's triangles and its tests on them.
     pub fn push_out(
         &mut self,
@@ -463,9 +470,12 @@ impl SkinCollision {
             let mut touched = false;
             for _ in 0..3 {
                 let x = cloth.positions[i];
-                let Some(c) = self
-                    .query
-                    .closest(avatar, x, th.outside, &mut self.scratch)?
+                let Some(c) = self.query.closest_with_hint(
+                    avatar,
+                    x,
+                    th.outside,
+                    self.hints.get(i).copied().flatten(),
+                )?
                 else {
                     break;
                 };
