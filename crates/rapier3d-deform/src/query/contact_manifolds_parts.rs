@@ -449,7 +449,7 @@ mod tests {
                 assert_eq!((m.subshape1, m.subshape2), (s1, s2));
                 let expected = if old_keys.contains(&k) { 1000 + k } else { 0 };
                 assert_eq!(m.data, expected, "key {k}");
-                let keep = r % 2 == 0;
+                let keep = r.is_multiple_of(2);
                 slots.settle(keep);
                 if keep {
                     kept.push(k);
