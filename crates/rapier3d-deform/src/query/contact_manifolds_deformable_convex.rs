@@ -63,7 +63,7 @@ pub(super) fn contact_manifolds<ManifoldData, ContactData>(
     let mut slots = ManifoldSlots::new(manifolds);
     pair.mesh.for_each_triangle_in_aabb(&aabb, |t, tri| {
         let (s1, s2) = if flipped { (0, t) } else { (t, 0) };
-        let manifold = slots.next(s1, s2);
+        let manifold = slots.next_tentative(s1, s2);
         manifold.mark_shapes_deformed();
         let cone = pair.mesh.contact_normal_cone(t, tri);
         let normals = cone.as_ref().map(|c| c as &dyn NormalConstraints);
@@ -86,9 +86,8 @@ pub(super) fn contact_manifolds<ManifoldData, ContactData>(
         };
         // A triangle within reach but not in contact keeps no manifold: its slot (and the
         // point list's capacity) goes to the next triangle.
-        if manifold.points.is_empty() {
-            slots.release();
-        }
+        let keep = !manifold.points.is_empty();
+        slots.settle(keep);
     });
     slots.finish();
 }

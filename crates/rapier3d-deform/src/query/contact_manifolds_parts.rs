@@ -91,6 +91,8 @@ pub(super) struct ManifoldSlots<'m, ManifoldData, ContactData> {
     /// key; positions follow the swaps. Empty until a pair is not found near its slot.
     index: Vec<(u64, u32)>,
     indexed: bool,
+    /// Position of the fresh manifold handed out by [`Self::next_tentative`] and not settled.
+    fresh: Option<usize>,
 }
 
 /// How far past its slot a manifold is looked for before the index is built.
@@ -117,6 +119,7 @@ impl<'m, ManifoldData: Default, ContactData: Default + Copy>
             next: 0,
             index: Vec::new(),
             indexed: false,
+            fresh: None,
         }
     }
 
@@ -129,16 +132,7 @@ impl<'m, ManifoldData: Default, ContactData: Default + Copy>
     ) -> &mut ContactManifold<ManifoldData, ContactData> {
         let k = self.next;
         self.next += 1;
-        let want = (u64::from(subshape1) << 32) | u64::from(subshape2);
-        let end = self.first_spare;
-        let near = self.manifolds[k.min(end)..end.min(k + WINDOW)]
-            .iter()
-            .position(|m| key_of(m) == want);
-        let found = match near {
-            Some(j) => Some(k + j),
-            None if k < end => self.lookup(k, want),
-            None => None,
-        };
+        let found = self.find(k, subshape1, subshape2);
         if let Some(j) = found {
             self.swap_tracked(k, j);
         } else if self.first_spare < self.manifolds.len() {
@@ -200,13 +194,73 @@ impl<'m, ManifoldData: Default, ContactData: Default + Copy>
         }
     }
 
-    /// Gives back the manifold the last [`Self::next`] handed out (it found no contact): it
-    /// joins the spares, and the next pair takes its slot.
-    pub fn release(&mut self) {
-        self.next -= 1;
-        self.first_spare -= 1;
-        make_spare(&mut self.manifolds[self.next]);
-        self.swap_tracked(self.next, self.first_spare);
+    /// The position (at or after `k`, before the spares) of the incoming manifold of key
+    /// `(subshape1, subshape2)`: a few slots from `k`, else through the index.
+    fn find(&mut self, k: usize, subshape1: u32, subshape2: u32) -> Option<usize> {
+        let want = (u64::from(subshape1) << 32) | u64::from(subshape2);
+        let end = self.first_spare;
+        let near = self.manifolds[k.min(end)..end.min(k + WINDOW)]
+            .iter()
+            .position(|m| key_of(m) == want);
+        match near {
+            Some(j) => Some(k + j),
+            None if k < end => self.lookup(k, want),
+            None => None,
+        }
+    }
+
+    /// The manifold of the next pair, like [`Self::next`], but held until [`Self::settle`] says
+    /// whether the pair keeps it: the incoming manifold of the key is claimed as by `next`; a
+    /// fresh one is set up in place in the first spare (grown by one when there is none) and
+    /// only moved to the pair's slot if it is kept. A pair within reach but out of contact, the
+    /// common case of a mesh near a large shape, then costs no move of a manifold.
+    pub fn next_tentative(
+        &mut self,
+        subshape1: u32,
+        subshape2: u32,
+    ) -> &mut ContactManifold<ManifoldData, ContactData> {
+        let k = self.next;
+        if let Some(j) = self.find(k, subshape1, subshape2) {
+            self.next += 1;
+            self.swap_tracked(k, j);
+            self.fresh = None;
+            return &mut self.manifolds[k];
+        }
+        let j = self.first_spare;
+        let fresh = ContactManifold::with_data(subshape1, subshape2, ManifoldData::default());
+        if j < self.manifolds.len() {
+            let spare = &mut self.manifolds[j];
+            let points = std::mem::take(&mut spare.points);
+            *spare = fresh;
+            spare.points = points;
+        } else {
+            self.manifolds.push(fresh);
+        }
+        self.fresh = Some(j);
+        &mut self.manifolds[j]
+    }
+
+    /// Ends the pair of the last [`Self::next_tentative`]: with `keep`, its manifold takes the
+    /// pair's slot (a fresh one is claimed as by [`Self::next`]); without, an incoming manifold
+    /// joins the spares and the next pair takes its slot, and a fresh one goes back to being
+    /// the first spare, unmoved.
+    pub fn settle(&mut self, keep: bool) {
+        match (self.fresh.take(), keep) {
+            (None, true) => {}
+            (None, false) => {
+                self.next -= 1;
+                self.first_spare -= 1;
+                make_spare(&mut self.manifolds[self.next]);
+                self.swap_tracked(self.next, self.first_spare);
+            }
+            (Some(j), true) => {
+                let k = self.next;
+                self.next += 1;
+                self.first_spare += 1;
+                self.swap_tracked(k, j);
+            }
+            (Some(j), false) => make_spare(&mut self.manifolds[j]),
+        }
     }
 
     /// Turns the incoming manifolds no pair claimed into spares: no points (Rapier makes no
@@ -335,6 +389,92 @@ mod tests {
                 })
                 .collect();
             assert_eq!(got, expected);
+        }
+    }
+
+    /// `next_tentative` + `settle` against the rule: the kept pairs' manifolds end up in the
+    /// order of the pairs, each the incoming manifold of its key (its data) or a fresh one, and
+    /// every other manifold is a spare behind them; random old lists, key sequences and keep
+    /// decisions, with `next` calls mixed in, and lists with and without spares to start with.
+    #[test]
+    fn tentative_slots_keep_exactly_the_settled_pairs() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for round in 0..1000 {
+            let key = |k: u64| ((k % 7) as u32, (k / 7 % 9) as u32);
+            let mut old_keys: Vec<u64> = (0..63)
+                .filter(|_| next(&mut state).is_multiple_of(2))
+                .collect();
+            for i in (1..old_keys.len()).rev() {
+                old_keys.swap(i, next(&mut state) as usize % (i + 1));
+            }
+            let mut list: Vec<ContactManifold<u64, ()>> = old_keys
+                .iter()
+                .map(|&k| ContactManifold::with_data(key(k).0, key(k).1, 1000 + k))
+                .collect();
+            // Some lists start with spares (from an earlier call).
+            for _ in 0..(round % 4) {
+                let mut m = ContactManifold::with_data(0, 0, 7);
+                make_spare(&mut m);
+                list.push(m);
+            }
+            let mut new_keys: Vec<u64> = old_keys
+                .iter()
+                .copied()
+                .filter(|_| !next(&mut state).is_multiple_of(4))
+                .collect();
+            for k in 0..63u64 {
+                if !old_keys.contains(&k) && next(&mut state).is_multiple_of(3) {
+                    let at = next(&mut state) as usize % (new_keys.len() + 1);
+                    new_keys.insert(at, k);
+                }
+            }
+            if next(&mut state).is_multiple_of(3) {
+                for i in (1..new_keys.len()).rev() {
+                    new_keys.swap(i, next(&mut state) as usize % (i + 1));
+                }
+            }
+            let mut kept = Vec::new();
+            let mut slots = ManifoldSlots::new(&mut list);
+            for &k in &new_keys {
+                let (s1, s2) = key(k);
+                let r = next(&mut state) % 8;
+                if r == 0 {
+                    // A plain `next` (always kept).
+                    let m = slots.next(s1, s2);
+                    assert_eq!((m.subshape1, m.subshape2), (s1, s2));
+                    kept.push(k);
+                    continue;
+                }
+                let m = slots.next_tentative(s1, s2);
+                assert_eq!((m.subshape1, m.subshape2), (s1, s2));
+                let expected = if old_keys.contains(&k) { 1000 + k } else { 0 };
+                assert_eq!(m.data, expected, "key {k}");
+                let keep = r.is_multiple_of(2);
+                slots.settle(keep);
+                if keep {
+                    kept.push(k);
+                }
+            }
+            slots.finish();
+            assert!(
+                list[kept.len()..]
+                    .iter()
+                    .all(|m| is_spare(m) && m.points.is_empty()),
+                "round {round}: a manifold behind the kept ones is not a spare"
+            );
+            list.truncate(kept.len());
+            let got: Vec<(u32, u32, u64)> = list
+                .iter()
+                .map(|m| (m.subshape1, m.subshape2, m.data))
+                .collect();
+            let expected: Vec<(u32, u32, u64)> = kept
+                .iter()
+                .map(|&k| {
+                    let data = if old_keys.contains(&k) { 1000 + k } else { 0 };
+                    (key(k).0, key(k).1, data)
+                })
+                .collect();
+            assert_eq!(got, expected, "round {round}");
         }
     }
 }

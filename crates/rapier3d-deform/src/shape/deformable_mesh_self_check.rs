@@ -22,12 +22,14 @@ use crate::math::Vec3;
 #[derive(Clone, Debug, Default)]
 pub struct SelfCheckScratch {
     moved: Vec<(u32, Vec3)>,
-    /// Triangles around moved vertices, sorted.
+    /// Triangles around moved vertices, each once.
     triangles: Vec<u32>,
-    /// Vertices of those triangles, sorted: the apexes of every vertex-sharing pair to check.
+    /// Vertices of those triangles, each once: the apexes of every vertex-sharing pair to check.
     corners: Vec<u32>,
-    /// The same as (leaf, triangle), sorted by leaf.
-    by_leaf: Vec<(u32, u32)>,
+    /// The leaves holding changed triangles, each once.
+    leaves: Vec<u32>,
+    /// The changed triangles of one leaf.
+    group: Vec<u32>,
     /// Candidates of one leaf group: triangle, its current box, and whether it is a changed
     /// triangle.
     candidates: Vec<(u32, Aabb, bool)>,
@@ -46,6 +48,10 @@ pub struct SelfCheckScratch {
     changed: Vec<u32>,
     /// Per vertex: `call` when it moved, with its index in `moved`.
     moved_at: Vec<(u32, u32)>,
+    /// Per vertex: `call` when it is in `corners`.
+    corner_at: Vec<u32>,
+    /// Per tree node: `call` when it is in `leaves`.
+    leaf_at: Vec<u32>,
     call: u32,
 }
 
@@ -273,12 +279,14 @@ fn plane_of(planes: &mut [(u32, Plane)], call: u32, t: u32, p: [Vec3; 3]) -> Pla
 impl DeformableMeshShape {
     /// The self-collisions a change created: every pair `[t1, t2]` (`t1 < t2`, sorted, written to
     /// `out`) of triangles that collide under the current positions, where at least one of them
-    /// uses a vertex of `moved`, and that did *not* collide with each moved vertex at its
-    /// position before the change (`moved[i] = (vertex, previous position)`). "Collide" is the
+    /// uses a vertex of `moved_in`, and that did *not* collide with each moved vertex at its
+    /// position before the change (`moved_in[i] = (vertex, previous position)`; an entry at
+    /// the vertex's current position is ignored, and of a vertex's other entries the first
+    /// counts). "Collide" is the
     /// exact, topology-aware test of [`crate::geometry::mesh_triangles_collide`].
     ///
     /// Pairs of two triangles none of whose vertices moved cannot have changed (vertices listed
-    /// in `moved` at their previous position count as not moved), so this is exactly the set
+    /// in `moved_in` at their previous position count as not moved), so this is exactly the set
     /// difference "pairs now minus pairs before" of a full self-collision query, found locally
     /// from the triangles around moved vertices ("changed" triangles):
     ///
@@ -296,38 +304,25 @@ impl DeformableMeshShape {
     /// The "before" test runs only for pairs that collide now.
     ///
     /// # Performance
-    /// O(k log k + g · log T + k · c + Σ fan sizes) for k triangles around moved vertices in g
-    /// leaves with c candidates per group; no allocation after warm-up.
+    /// O(k + g · (log T + leaf size) + k · c + Σ fan sizes) for k triangles around moved
+    /// vertices in g leaves with c candidates per group (sets by per-call stamps, no sorting but
+    /// of the pairs found); O(V + T + nodes) the first call, to size the stamps; no allocation
+    /// after warm-up.
     pub fn new_self_collisions(
         &self,
-        moved: &[(u32, Vec3)],
+        moved_in: &[(u32, Vec3)],
         scratch: &mut SelfCheckScratch,
         out: &mut Vec<[u32; 2]>,
     ) {
         out.clear();
         let n = self.tree.rest_positions().len() as u32;
-        // Only vertices that did move can change a pair.
-        scratch.moved.clear();
-        scratch.moved.extend(
-            moved
-                .iter()
-                .copied()
-                .filter(|&(v, p)| v < n && self.vertex(v) != p),
-        );
-        scratch.moved.sort_by_key(|m| m.0);
-        scratch.moved.dedup_by_key(|m| m.0);
-        let incidence = self.incidence();
-        scratch.triangles.clear();
-        for &(v, _) in &scratch.moved {
-            scratch
-                .triangles
-                .extend_from_slice(incidence.triangles_of(v));
-        }
-        scratch.triangles.sort_unstable();
-        scratch.triangles.dedup();
         let tris = self.tree.mesh().triangles();
         let t_count = self.tree.mesh().triangle_count();
-        if scratch.boxes.len() != t_count || scratch.moved_at.len() != n as usize {
+        let node_count = self.tree.nodes().len();
+        if scratch.boxes.len() != t_count
+            || scratch.moved_at.len() != n as usize
+            || scratch.leaf_at.len() != node_count
+        {
             scratch.boxes.clear();
             scratch.boxes.resize(t_count, (0, Aabb::new_invalid()));
             scratch.planes.clear();
@@ -336,6 +331,10 @@ impl DeformableMeshShape {
             scratch.changed.resize(t_count, 0);
             scratch.moved_at.clear();
             scratch.moved_at.resize(n as usize, (0, 0));
+            scratch.corner_at.clear();
+            scratch.corner_at.resize(n as usize, 0);
+            scratch.leaf_at.clear();
+            scratch.leaf_at.resize(node_count, 0);
             scratch.call = 0;
         }
         scratch.call = scratch.call.wrapping_add(1);
@@ -344,13 +343,17 @@ impl DeformableMeshShape {
             scratch.planes.iter_mut().for_each(|p| p.0 = 0);
             scratch.changed.fill(0);
             scratch.moved_at.fill((0, 0));
+            scratch.corner_at.fill(0);
+            scratch.leaf_at.fill(0);
             scratch.call = 1;
         }
+        let incidence = self.incidence();
         let SelfCheckScratch {
             moved,
             triangles,
             corners,
-            by_leaf,
+            leaves,
+            group,
             candidates,
             columns,
             stack,
@@ -359,14 +362,36 @@ impl DeformableMeshShape {
             boxes,
             changed: changed_stamp,
             moved_at,
+            corner_at,
+            leaf_at,
             call,
         } = scratch;
         let call = *call;
-        for &t in triangles.iter() {
-            changed_stamp[t as usize] = call;
+        // Only vertices that did move can change a pair; a vertex listed twice keeps its first
+        // entry that moved. Sets are kept by stamps (no sorting): the order in which pairs are
+        // found does not matter, `out` is sorted at the end.
+        moved.clear();
+        for &(v, p) in moved_in {
+            if v < n && moved_at[v as usize].0 != call && self.vertex(v) != p {
+                moved_at[v as usize] = (call, moved.len() as u32);
+                moved.push((v, p));
+            }
         }
-        for (i, &(v, _)) in moved.iter().enumerate() {
-            moved_at[v as usize] = (call, i as u32);
+        // The changed triangles (around moved vertices), and the leaves holding them.
+        triangles.clear();
+        leaves.clear();
+        for &(v, _) in moved.iter() {
+            for &t in incidence.triangles_of(v) {
+                if changed_stamp[t as usize] != call {
+                    changed_stamp[t as usize] = call;
+                    triangles.push(t);
+                    let leaf = incidence.triangle_leaf[t as usize];
+                    if leaf_at[leaf as usize] != call {
+                        leaf_at[leaf as usize] = call;
+                        leaves.push(leaf);
+                    }
+                }
+            }
         }
         let now = |v: u32| self.vertex(v);
         let before = |v: u32| match moved_at[v as usize] {
@@ -375,9 +400,14 @@ impl DeformableMeshShape {
         };
         // Pairs sharing one vertex: per fan, from the topology.
         corners.clear();
-        corners.extend(triangles.iter().flat_map(|&t| tris[t as usize]));
-        corners.sort_unstable();
-        corners.dedup();
+        for &t in triangles.iter() {
+            for v in tris[t as usize] {
+                if corner_at[v as usize] != call {
+                    corner_at[v as usize] = call;
+                    corners.push(v);
+                }
+            }
+        }
         for &v in corners.iter() {
             let fan = incidence.triangles_of(v);
             if fan.len() < 2 || fan_is_star(v, fan, tris, incidence, now, link) {
@@ -415,25 +445,17 @@ impl DeformableMeshShape {
             }
             slot.1
         };
-        by_leaf.clear();
-        by_leaf.extend(
-            triangles
-                .iter()
-                .map(|&t| (incidence.triangle_leaf[t as usize], t)),
-        );
-        by_leaf.sort_unstable();
-        let mut start = 0;
-        while start < by_leaf.len() {
-            let leaf = by_leaf[start].0;
-            let end = start
-                + by_leaf[start..]
+        for &leaf in leaves.iter() {
+            group.clear();
+            group.extend(
+                self.tree
+                    .node_triangles(leaf as usize)
                     .iter()
-                    .take_while(|(l, _)| *l == leaf)
-                    .count();
-            let group = &by_leaf[start..end];
-            start = end;
+                    .copied()
+                    .filter(|&t| changed_stamp[t as usize] == call),
+            );
             let mut query = Aabb::new_invalid();
-            for &(_, t) in group {
+            for &t in group.iter() {
                 query.merge(&box_of(t));
             }
             candidates.clear();
@@ -474,7 +496,7 @@ impl DeformableMeshShape {
                     },
                 );
             }
-            for &(_, t) in group {
+            for &t in group.iter() {
                 let ta = tris[t as usize];
                 let aabb = box_of(t);
                 let a = ta.map(now);
