@@ -97,7 +97,8 @@ impl DeformableMeshShape {
 
 /// Every vertex `Σ w (A_g p0 + t_g)` (`p0` morphed first when `morph` is given) into `out`, in
 /// vertex order: the leaf refit's operations in the same order
-/// ([`crate::governor::blend_wide`]).
+/// ([`crate::governor::blend_wide`]). The weight rows are walked as stored, each split off the
+/// remaining influences, so the loop checks no row bounds of its own.
 ///
 /// # Performance
 /// O(total influences (+ morph targets of the morphed vertices)).
@@ -109,16 +110,23 @@ fn skin_all(
     morph: Option<(&MorphDeltas, &[f32])>,
     out: &mut Vec<Vec3A>,
 ) {
-    out.clear();
-    match morph {
-        None => out.extend(
-            rest.iter()
-                .enumerate()
-                .map(|(v, &p0)| blend_wide_a(p0, weights.iter_row(v), governors)),
-        ),
-        Some((m, mw)) => out.extend(rest.iter().enumerate().map(|(v, &p0)| {
-            let p0 = m.displace_with(mw, v, p0);
-            blend_wide_a(p0, weights.iter_row(v), governors)
-        })),
+    // Every entry is overwritten: resizing (not clearing) writes only entries beyond the
+    // length the thread's buffer already has.
+    out.resize(rest.len(), Vec3A::ZERO);
+    let (offsets, mut gs, mut ws) = weights.csr();
+    for (v, ((o, &p0), row)) in out.iter_mut().zip(rest).zip(offsets.windows(2)).enumerate() {
+        let n = row[1].wrapping_sub(row[0]) as usize;
+        let (Some((g, g_rest)), Some((w, w_rest))) =
+            (gs.split_at_checked(n), ws.split_at_checked(n))
+        else {
+            // Unreachable: the rows partition the stored influences.
+            break;
+        };
+        (gs, ws) = (g_rest, w_rest);
+        let p0 = match morph {
+            None => p0,
+            Some((m, mw)) => m.displace_with(mw, v, p0),
+        };
+        *o = blend_wide_a(p0, g.iter().copied().zip(w.iter().copied()), governors);
     }
 }
