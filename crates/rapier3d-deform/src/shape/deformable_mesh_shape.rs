@@ -45,7 +45,7 @@ thread_local! {
 #[derive(Debug)]
 pub(super) struct LazyCache {
     pub node_stamp: Box<[AtomicU32]>,
-    node_aabb: Box<[[AtomicU32; 6]]>,
+    pub node_aabb: Box<[[AtomicU32; 6]]>,
     pub vertex_stamp: Box<[AtomicU32]>,
     pub vertex: Box<[[AtomicU32; 3]]>,
     /// Posed positions of the leaf blocks' slots, valid while their leaf's node stamp is.

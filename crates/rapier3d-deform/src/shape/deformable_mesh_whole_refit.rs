@@ -15,7 +15,7 @@
 use std::cell::RefCell;
 use std::sync::atomic::Ordering;
 
-use rapier3d::parry::bounding_volume::{Aabb, BoundingVolume};
+use rapier3d::parry::bounding_volume::Aabb;
 use rapier3d::parry::glamx::Vec3A;
 
 use super::DeformableMeshShape;
@@ -25,7 +25,8 @@ use crate::math::Vec3;
 
 thread_local! {
     /// Deformed vertices and node boxes of the whole-mesh refit (one per thread).
-    static WHOLE_WS: RefCell<(Vec<Vec3A>, Vec<Aabb>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+    static WHOLE_WS: RefCell<(Vec<Vec3A>, Vec<[Vec3A; 2]>)> =
+        const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
 impl DeformableMeshShape {
@@ -63,11 +64,11 @@ impl DeformableMeshShape {
                 slot[2].store(p.z.to_bits(), Ordering::Relaxed);
             }
             let nodes = tree.nodes();
-            boxes.clear();
-            boxes.resize(nodes.len(), Aabb::new_invalid());
+            // Every entry is written (children first) before it is read.
+            boxes.resize(nodes.len(), [Vec3A::ZERO; 2]);
             // Depth-first order: children after their parent, so reverse order sees them first.
             for i in (0..nodes.len()).rev() {
-                let aabb = match nodes[i].children {
+                let [lo, hi] = match nodes[i].children {
                     None => {
                         let mut lo = Vec3A::splat(f32::MAX);
                         let mut hi = Vec3A::splat(f32::MIN);
@@ -76,12 +77,19 @@ impl DeformableMeshShape {
                             lo = lo.min(p);
                             hi = hi.max(p);
                         }
-                        Aabb::new(lo.into(), hi.into())
+                        [lo, hi]
                     }
-                    Some([l, r]) => boxes[l as usize].merged(&boxes[r as usize]),
+                    Some([l, r]) => {
+                        let ([l0, l1], [r0, r1]) = (boxes[l as usize], boxes[r as usize]);
+                        [l0.min(r0), l1.max(r1)]
+                    }
                 };
-                boxes[i] = aabb;
-                self.store_node_aabb(i, &aabb);
+                boxes[i] = [lo, hi];
+                let slot = &self.cache.node_aabb[i];
+                for (a, x) in slot.iter().zip([lo.x, lo.y, lo.z, hi.x, hi.y, hi.z]) {
+                    a.store(x.to_bits(), Ordering::Relaxed);
+                }
+                self.cache.node_stamp[i].store(epoch, Ordering::Release);
             }
             self.cache.whole_stamp.store(epoch, Ordering::Release);
             self.cache
@@ -90,7 +98,8 @@ impl DeformableMeshShape {
             self.cache
                 .vertices_deformed
                 .fetch_add(rest.len() as u64, Ordering::Relaxed);
-            boxes[want]
+            let [lo, hi] = boxes[want];
+            Aabb::new(lo.into(), hi.into())
         })
     }
 }
