@@ -299,9 +299,10 @@ impl PatchBounds {
             translation: t,
         } = governors[self.governors[k] as usize];
         let [world_box, frame_box] = self.rest_box[k];
+        let a = Mat3A::from(a);
         let (lo0, hi0) = image_box(&a, t, world_box);
-        // A p0 = (A F)(Fᵀ p0) with F orthonormal.
-        let (lo1, hi1) = image_box(&(a * self.frame), t, frame_box);
+        // A p0 = (A F)(Fᵀ p0) with F orthonormal (4-lane product: the bits of `Mat3`'s).
+        let (lo1, hi1) = image_box(&(a * Mat3A::from(self.frame)), t, frame_box);
         (lo0.max(lo1), hi0.min(hi1))
     }
 
@@ -688,10 +689,10 @@ fn widen_mat(m: &DMat3) -> IMat3 {
 /// The box `[lo, hi]` containing `a p + t` for every `p` in the box `(mid, half)`, padded for the
 /// rounding of the products and sums (a few ulps of the magnitudes involved).
 #[inline]
-fn image_box(a: &Mat3, t: Vec3, (mid, half): (Vec3, Vec3)) -> (Vec3, Vec3) {
+fn image_box(a: &Mat3A, t: Vec3, (mid, half): (Vec3, Vec3)) -> (Vec3, Vec3) {
     // 4-lane vectors: the same operations in the same order as the `Mat3`/`Vec3` forms (glam
     // multiplies column by column), so the same bits at a third of the instructions.
-    let a = Mat3A::from(*a);
+    let a = *a;
     let (t, mid, half) = (Vec3A::from(t), Vec3A::from(mid), Vec3A::from(half));
     let abs = Mat3A::from_cols(a.x_axis.abs(), a.y_axis.abs(), a.z_axis.abs());
     let center = a * mid + t;

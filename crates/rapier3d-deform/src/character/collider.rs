@@ -7,7 +7,7 @@ use rapier3d::geometry::{ColliderBuilder, ColliderHandle, ColliderSet, SharedSha
 use rapier3d::parry::shape::Shape;
 use rapier3d::pipeline::PhysicsWorld;
 
-use super::pose::{pose_deformable_mesh, pose_deformable_mesh_with_morphs};
+use super::pose::{pose_deformable_mesh_validated, pose_deformable_mesh_with_morphs};
 use crate::bn_tree::{BnTree, BnTreeOptions, CullingMode, SelfCollisionQuery, SelfCollisionStats};
 use crate::deformation::{LinearBlendSkinning, MorphDeltas};
 use crate::error::{DeformError, Result};
@@ -928,7 +928,8 @@ impl SkinnedCollider {
                 &self.morph_weights,
             )?;
         } else {
-            pose_deformable_mesh(colliders, self.collider, self.skin.governors())?;
+            // The skin validated its governors when it was posed.
+            pose_deformable_mesh_validated(colliders, self.collider, self.skin.governors())?;
         }
         Ok(())
     }

@@ -66,6 +66,24 @@ pub fn pose_deformable_mesh(
     update_mesh_shape(colliders, collider, |shape| shape.set_governors(governors))
 }
 
+/// [`pose_deformable_mesh`] with governors that already passed
+/// [`crate::governor::validate_governors`] (a skin's): they are not checked again.
+///
+/// # Errors
+/// As [`pose_deformable_mesh`], without the checks of the governors' values.
+///
+/// # Performance
+/// O(m).
+pub(crate) fn pose_deformable_mesh_validated(
+    colliders: &mut ColliderSet,
+    collider: ColliderHandle,
+    governors: &[Affine],
+) -> Result<MeshPoseUpdate> {
+    update_mesh_shape(colliders, collider, |shape| {
+        shape.set_validated_governors(governors)
+    })
+}
+
 /// [`pose_deformable_mesh`] for a shape with morph targets
 /// ([`DeformableMeshShape::with_morph_targets`]): new governors and morph weights in one epoch,
 /// through [`DeformableMeshShape::set_pose`].

@@ -122,11 +122,14 @@ struct Tracked {
 /// `PhysicsHooks` implementation writes it into the solver contacts (module docs).
 ///
 /// # Performance
-/// [`Self::update`]: O(m + morph targets) per tracked collider. Per solver contact: a linear
-/// search over the tracked colliders plus O(3 · (influences + morph targets)).
+/// [`Self::update`]: O(m + morph targets) per tracked collider. Per solver contact: O(1) to find
+/// the tracked collider plus O(3 · (influences + morph targets)).
 #[derive(Clone, Debug)]
 pub struct SurfaceVelocityHooks {
     tracked: Vec<Tracked>,
+    /// Per collider handle index, the position of its entry in `tracked` ([`NOT_TRACKED`]
+    /// without one); sized by the largest tracked index, which the collider set bounds.
+    slot_of: Vec<u32>,
     dt: Real,
     /// The contact softness and substep count of the world the hooks serve
     /// ([`Self::set_integration_parameters`]; Rapier's defaults otherwise).
@@ -169,6 +172,7 @@ impl Default for SurfaceVelocityHooks {
     fn default() -> Self {
         Self {
             tracked: Vec::new(),
+            slot_of: Vec::new(),
             dt: 0.0,
             softness: SolverSoftness::of(&IntegrationParameters::default()),
             erp_inv_dt: 0.0,
@@ -208,6 +212,7 @@ impl SurfaceVelocityHooks {
         };
         self.tracked.retain(|t| t.collider != collider);
         self.tracked.push(entry);
+        self.reindex();
         if let Some(co) = colliders.get_mut(collider) {
             co.set_active_hooks(co.active_hooks() | ActiveHooks::MODIFY_SOLVER_CONTACTS);
         }
@@ -222,6 +227,7 @@ impl SurfaceVelocityHooks {
     pub fn untrack(&mut self, collider: ColliderHandle) -> bool {
         let before = self.tracked.len();
         self.tracked.retain(|t| t.collider != collider);
+        self.reindex();
         self.tracked.len() != before
     }
 
@@ -310,9 +316,30 @@ impl SurfaceVelocityHooks {
     /// Whether `collider` is tracked.
     ///
     /// # Performance
-    /// O(tracked colliders).
+    /// O(1).
     pub fn is_tracked(&self, collider: ColliderHandle) -> bool {
-        self.tracked.iter().any(|t| t.collider == collider)
+        self.find(collider).is_some()
+    }
+
+    /// The entry of `collider` (through its handle's index, same generation).
+    #[inline]
+    fn find(&self, collider: ColliderHandle) -> Option<&Tracked> {
+        let slot = *self.slot_of.get(collider.into_raw_parts().0 as usize)?;
+        self.tracked
+            .get(slot as usize)
+            .filter(|t| t.collider == collider)
+    }
+
+    /// Rebuilds `slot_of` from `tracked`.
+    fn reindex(&mut self) {
+        self.slot_of.clear();
+        for (k, t) in self.tracked.iter().enumerate() {
+            let i = t.collider.into_raw_parts().0 as usize;
+            if self.slot_of.len() <= i {
+                self.slot_of.resize(i + 1, NOT_TRACKED);
+            }
+            self.slot_of[i] = k as u32;
+        }
     }
 
     /// The deformation velocity, in the collider's frame, of the point `local_point` (collider
@@ -324,7 +351,7 @@ impl SurfaceVelocityHooks {
     /// [`DeformableMeshShape`], a triangle out of range or a degenerate triangle.
     ///
     /// # Performance
-    /// O(tracked colliders + 3 · (influences + morph targets)).
+    /// O(3 · (influences + morph targets)).
     pub fn surface_velocity(
         &self,
         colliders: &ColliderSet,
@@ -332,7 +359,7 @@ impl SurfaceVelocityHooks {
         triangle: u32,
         local_point: Vec3,
     ) -> Option<Vec3> {
-        let t = self.tracked.iter().find(|t| t.collider == collider)?;
+        let t = self.find(collider)?;
         let shape = colliders
             .get(collider)?
             .shape()
@@ -530,6 +557,9 @@ impl Tracked {
         Some(v)
     }
 }
+
+/// The `slot_of` entry of a handle index without a tracked collider.
+const NOT_TRACKED: u32 = u32::MAX;
 
 /// An affine map with every entry zero (a governor at rest has zero velocity).
 const ZERO_AFFINE: Affine = Affine::new(Mat3::ZERO, Vec3::ZERO);

@@ -69,11 +69,28 @@ impl LinearBlendSkinning {
     /// inverse bind); the pose is left unchanged on error.
     ///
     /// # Performance
-    /// O(bones).
+    /// O(bones): each bone checked, composed with its inverse bind once (twice beyond 64
+    /// bones), the product checked.
     pub fn set_bone_transforms(&mut self, world: &[Affine]) -> Result<()> {
         validate_governors(world, self.inverse_bind.len())?;
         // The products are what the skin stores: each must be in range too (two transforms
-        // within the limits can compose to one beyond them). Checked before anything changes.
+        // within the limits can compose to one beyond them). Checked before anything changes:
+        // up to `STACK_BONES` products are composed once on the stack, more twice.
+        const STACK_BONES: usize = 64;
+        if world.len() <= STACK_BONES {
+            let mut products = [Affine::IDENTITY; STACK_BONES];
+            for (bone, ((p, w), ib)) in products
+                .iter_mut()
+                .zip(world)
+                .zip(&self.inverse_bind)
+                .enumerate()
+            {
+                *p = w.compose(ib);
+                check_governor(bone, p)?;
+            }
+            self.governors.copy_from_slice(&products[..world.len()]);
+            return Ok(());
+        }
         for (bone, (w, ib)) in world.iter().zip(&self.inverse_bind).enumerate() {
             check_governor(bone, &w.compose(ib))?;
         }

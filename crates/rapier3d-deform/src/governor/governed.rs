@@ -129,13 +129,26 @@ pub(crate) fn blend_wide(
     influences: impl Iterator<Item = (u32, f32)>,
     governors: &[WideAffine],
 ) -> Vec3 {
+    blend_wide_a(p0, influences, governors).into()
+}
+
+/// [`blend_wide`] kept as a 4-lane vector (bit-identical lanes), for loops that go on with it.
+///
+/// # Performance
+/// O(influences).
+#[inline]
+pub(crate) fn blend_wide_a(
+    p0: Vec3,
+    influences: impl Iterator<Item = (u32, f32)>,
+    governors: &[WideAffine],
+) -> Vec3A {
     let (x, y, z) = (Vec3A::splat(p0.x), Vec3A::splat(p0.y), Vec3A::splat(p0.z));
     let mut p = Vec3A::ZERO;
     for (g, w) in influences {
         let [ax, ay, az, t] = governors[g as usize];
         p += w * (ax * x + ay * y + az * z + t);
     }
-    p.into()
+    p
 }
 
 /// Checks the rest positions and weights a governed mesh is built from: one finite, in-range rest

@@ -20,6 +20,8 @@ pub use governed::{
     GovernedDeformation, check_governor, check_rest_and_weights, deform_vertex, deform_vertices,
     validate_governors,
 };
-pub(crate) use governed::{WideAffine, blend_wide, deform_vertex_wide, widen_governors};
+pub(crate) use governed::{
+    WideAffine, blend_wide, blend_wide_a, deform_vertex_wide, widen_governors,
+};
 pub use weights::ConvexWeights;
 pub(crate) use weights::{check_global_row, check_row, check_rows};

@@ -277,6 +277,13 @@ impl ConvexWeights {
         (&self.governors[a..b], &self.weights[a..b])
     }
 
+    /// The rows as stored: offsets (row `v` is `offsets[v]..offsets[v + 1]`), governors and
+    /// weights, for loops over every row in order.
+    #[inline]
+    pub(crate) fn csr(&self) -> (&[u32], &[u32], &[f32]) {
+        (&self.offsets, &self.governors, &self.weights)
+    }
+
     /// The `(governor, weight)` pairs of vertex `v`.
     #[inline]
     pub fn iter_row(&self, v: usize) -> impl Iterator<Item = (u32, f32)> + '_ {

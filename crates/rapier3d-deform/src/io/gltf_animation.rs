@@ -40,14 +40,67 @@ pub enum Property {
 /// groups of `width` for [`Interpolation::CubicSpline`]: in-tangent, value, out-tangent).
 ///
 /// # Performance
-/// Memory O(keyframes · width); sampling is O(log keyframes + width).
-#[derive(Clone, Debug, PartialEq)]
+/// Memory O(keyframes · width); sampling is O(log keyframes + width). A linear sampler of
+/// width 4 (a rotation) keeps each segment's slerp arc as well (40 bytes per keyframe).
+#[derive(Clone, Debug)]
 #[cfg_attr(feature = "serde-serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct Sampler {
     times: Vec<f32>,
     values: Vec<f32>,
     width: usize,
     interpolation: Interpolation,
+    /// Per segment of a linear width-4 sampler, what [`slerp`] derives from the keyframes alone
+    /// (empty otherwise, and after deserialising: sampling then calls [`slerp`]).
+    #[cfg_attr(feature = "serde-serialize", serde(skip))]
+    arcs: Vec<SlerpArc>,
+}
+
+/// Samplers are equal when their keyframes are (the arcs derive from them).
+impl PartialEq for Sampler {
+    fn eq(&self, other: &Self) -> bool {
+        self.times == other.times
+            && self.values == other.values
+            && self.width == other.width
+            && self.interpolation == other.interpolation
+    }
+}
+
+/// One segment of [`slerp`] with everything that does not depend on the parameter: the two
+/// keyframes normalised, the second on the first's side, the arc's angle and its sine.
+#[derive(Clone, Copy, Debug)]
+struct SlerpArc {
+    a: Quat,
+    b: Quat,
+    theta: f32,
+    sin: f32,
+}
+
+impl SlerpArc {
+    /// The arc from `a` to `b`, computed as [`slerp`] does.
+    fn new(a: Quat, b: Quat) -> Self {
+        let a = normalised(a);
+        let mut b = normalised(b);
+        if a.dot(b) < 0.0 {
+            b = -b;
+        }
+        let theta = 2.0 * (a - b).length().atan2((a + b).length());
+        Self {
+            a,
+            b,
+            theta,
+            sin: theta.sin(),
+        }
+    }
+
+    /// [`slerp`] of the arc's keyframes at `s`, bit for bit.
+    #[inline]
+    fn at(&self, s: f32) -> Quat {
+        let (a, b, theta, sin) = (self.a, self.b, self.theta, self.sin);
+        if theta < 1e-6 {
+            return normalised(a + (b - a) * s);
+        }
+        a * (((1.0 - s) * theta).sin() / sin) + b * ((s * theta).sin() / sin)
+    }
 }
 
 impl Sampler {
@@ -110,12 +163,20 @@ impl Sampler {
                 reason: "keyframe times must not decrease",
             });
         }
-        Ok(Self {
+        let mut sampler = Self {
             times,
             values,
             width,
             interpolation,
-        })
+            arcs: Vec::new(),
+        };
+        if width == 4 && interpolation == Interpolation::Linear {
+            let q = |v: &[f32]| Quat::from_xyzw(v[0], v[1], v[2], v[3]);
+            sampler.arcs = (1..sampler.times.len())
+                .map(|k| SlerpArc::new(q(sampler.value(k - 1)), q(sampler.value(k))))
+                .collect();
+        }
+        Ok(sampler)
     }
 
     /// Keyframe times.
@@ -237,14 +298,18 @@ impl Sampler {
     /// result of (near) zero length, give the identity.
     ///
     /// # Performance
-    /// O(log keyframes).
+    /// O(log keyframes): two sines per sample (each segment's angle is computed once, by
+    /// [`Self::new`]).
     pub fn sample_rotation(&self, t: f32) -> Quat {
         if self.width != 4 {
             return Quat::IDENTITY;
         }
         let q = |v: &[f32]| Quat::from_xyzw(v[0], v[1], v[2], v[3]);
         let raw = match (self.interpolation, self.locate(t)) {
-            (Interpolation::Linear, Ok((k, s))) => slerp(q(self.value(k)), q(self.value(k + 1)), s),
+            (Interpolation::Linear, Ok((k, s))) => match self.arcs.get(k) {
+                Some(arc) => arc.at(s),
+                None => slerp(q(self.value(k)), q(self.value(k + 1)), s),
+            },
             _ => {
                 let mut v = [0.0; 4];
                 if self.sample_into(t, &mut v).is_err() {
@@ -599,6 +664,45 @@ mod tests {
             assert!((q.length() - 1.0).abs() < 1e-6);
             let want = Quat::from_rotation_z(1.2 * t);
             assert!(q.dot(want).abs() > 1.0 - 1e-6, "t = {t}: {q:?} vs {want:?}");
+        }
+    }
+
+    #[test]
+    fn precomputed_arcs_sample_as_slerp_bit_for_bit() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(15);
+        let keys = 40;
+        let mut values = Vec::new();
+        for k in 0..keys {
+            let q = match k % 5 {
+                // Repeated keyframes, scaled ones and opposite hemispheres.
+                1 => Quat::from_array(values[values.len() - 4..].try_into().unwrap()),
+                2 => -Quat::from_array(values[values.len() - 4..].try_into().unwrap()) * 1.5,
+                _ => Quat::from_xyzw(
+                    rng.random_range(-1.0..1.0),
+                    rng.random_range(-1.0..1.0),
+                    rng.random_range(-1.0..1.0),
+                    rng.random_range(-1.0..1.0),
+                ),
+            };
+            values.extend(q.to_array());
+        }
+        let times: Vec<f32> = (0..keys).map(|k| k as f32 * 0.25).collect();
+        let s = Sampler::new(times.clone(), values, 4, Interpolation::Linear).unwrap();
+        assert_eq!(s.arcs.len(), keys - 1);
+        let q = |k: usize| Quat::from_slice(&s.values()[4 * k..4 * k + 4]);
+        for i in 0..2000 {
+            let t = rng.random_range(-0.5..times[keys - 1] + 0.5);
+            let got = s.sample_rotation(t);
+            let want = match s.locate(t) {
+                Ok((k, u)) => normalised(slerp(q(k), q(k + 1), u)),
+                Err(k) => normalised(q(k)),
+            };
+            assert_eq!(
+                got.to_array().map(f32::to_bits),
+                want.to_array().map(f32::to_bits),
+                "sample {i} at t = {t}"
+            );
         }
     }
 

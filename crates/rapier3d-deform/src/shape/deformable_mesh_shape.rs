@@ -45,13 +45,16 @@ thread_local! {
 #[derive(Debug)]
 pub(super) struct LazyCache {
     pub node_stamp: Box<[AtomicU32]>,
-    node_aabb: Box<[[AtomicU32; 6]]>,
+    pub node_aabb: Box<[[AtomicU32; 6]]>,
     pub vertex_stamp: Box<[AtomicU32]>,
-    vertex: Box<[[AtomicU32; 3]]>,
+    pub vertex: Box<[[AtomicU32; 3]]>,
     /// Posed positions of the leaf blocks' slots, valid while their leaf's node stamp is.
     slot: Box<[[AtomicU32; 3]]>,
-    node_refits: AtomicU64,
-    vertices_deformed: AtomicU64,
+    /// The epoch of the last whole-mesh refit (`DeformableMeshShape::refit_whole`): while it is
+    /// current, every entry of `vertex` is.
+    pub whole_stamp: AtomicU32,
+    pub node_refits: AtomicU64,
+    pub vertices_deformed: AtomicU64,
 }
 
 impl LazyCache {
@@ -62,6 +65,7 @@ impl LazyCache {
             vertex_stamp: (0..vertices).map(|_| AtomicU32::new(0)).collect(),
             vertex: (0..vertices).map(|_| Default::default()).collect(),
             slot: (0..slots).map(|_| Default::default()).collect(),
+            whole_stamp: AtomicU32::new(0),
             node_refits: AtomicU64::new(0),
             vertices_deformed: AtomicU64::new(0),
         }
@@ -75,6 +79,7 @@ impl LazyCache {
         {
             *s.get_mut() = 0;
         }
+        *self.whole_stamp.get_mut() = 0;
     }
 }
 
@@ -84,7 +89,8 @@ pub struct LazyRefitStats {
     /// Node boxes computed (O(m) patch bounds or unions of children / leaf triangles).
     pub node_refits: u64,
     /// Vertices deformed: by [`DeformableMeshShape::vertex`], and once per leaf that holds the
-    /// vertex when a leaf's box is refit (a vertex on a leaf border counts once per leaf).
+    /// vertex when a leaf's box is refit (a vertex on a leaf border counts once per leaf); a
+    /// whole-mesh refit (trees without O(m) data at internal nodes) counts every vertex once.
     pub vertices_deformed: u64,
 }
 
@@ -127,12 +133,16 @@ pub struct DeformableMeshShape {
     pub(super) root_stale: bool,
     governors: Vec<Affine>,
     /// `governors` as 4-lane columns for the leaf refits (refreshed with every epoch).
-    wide_governors: Vec<WideAffine>,
+    pub(super) wide_governors: Vec<WideAffine>,
     epoch: u32,
     pub(super) root_aabb: Aabb,
     unit_mass: MassProperties,
     ccd_thickness: f32,
     pub(super) cache: LazyCache,
+    /// No internal node of the tree has O(m) data: the first node box of an epoch refits the
+    /// whole mesh in one pass ([`Self::refit_whole`]), and leaf triangles are read from the
+    /// vertex cache.
+    whole_refit: bool,
     /// Per leaf, its vertices' rest positions and weights packed (copy-on-write like the tree).
     pub(super) blocks: Arc<LeafBlocks>,
     /// Vertex → leaves and vertex → triangles, built on first use, shared by clones.
@@ -238,8 +248,9 @@ impl Clone for DeformableMeshShape {
             cache: LazyCache::new(
                 self.cache.node_stamp.len(),
                 self.cache.vertex_stamp.len(),
-                self.blocks.slot_count(),
+                self.cache.slot.len(),
             ),
+            whole_refit: self.whole_refit,
             blocks: self.blocks.clone(),
             incidence: self.incidence.clone(),
             weight_scratch: Vec::new(),
@@ -307,10 +318,12 @@ impl DeformableMeshShape {
         let unit_mass = rest_mass_properties(&tree);
         let ccd_thickness = rest_ccd_thickness(&tree);
         let blocks = Arc::new(LeafBlocks::new(&tree));
+        let whole_refit = Self::tree_is_refit_whole(&tree);
+        // A tree refit whole reads its triangles from the vertex cache: no slot cache.
         let cache = LazyCache::new(
             tree.nodes().len(),
             tree.rest_positions().len(),
-            blocks.slot_count(),
+            if whole_refit { 0 } else { blocks.slot_count() },
         );
         let mut shape = Self {
             tree,
@@ -323,6 +336,7 @@ impl DeformableMeshShape {
             unit_mass,
             ccd_thickness,
             cache,
+            whole_refit,
             blocks,
             incidence: Arc::new(OnceLock::new()),
             weight_scratch: Vec::new(),
@@ -451,6 +465,26 @@ impl DeformableMeshShape {
     /// O(m); no vertex is deformed.
     pub fn set_governors(&mut self, governors: &[Affine]) -> Result<()> {
         validate_governors(governors, self.governors.len())?;
+        self.set_validated_governors(governors)
+    }
+
+    /// [`Self::set_governors`] for governors that already passed [`validate_governors`] (a
+    /// skin's, which validates every pose it is given): only their number is checked here.
+    ///
+    /// # Errors
+    /// [`DeformError::LengthMismatch`] when `governors` does not have one entry per governor.
+    ///
+    /// # Performance
+    /// O(m); no vertex is deformed.
+    pub(crate) fn set_validated_governors(&mut self, governors: &[Affine]) -> Result<()> {
+        if governors.len() != self.governors.len() {
+            return Err(DeformError::LengthMismatch {
+                what: "governor transforms",
+                expected: self.governors.len(),
+                actual: governors.len(),
+            });
+        }
+        debug_assert!(validate_governors(governors, self.governors.len()).is_ok());
         self.remember_pose();
         self.governors.copy_from_slice(governors);
         self.bump_epoch();
@@ -533,7 +567,9 @@ impl DeformableMeshShape {
     pub fn vertex(&self, v: u32) -> Vec3 {
         let vu = v as usize;
         let slot = &self.cache.vertex[vu];
-        if self.cache.vertex_stamp[vu].load(Ordering::Acquire) == self.epoch {
+        if self.cache.vertex_stamp[vu].load(Ordering::Acquire) == self.epoch
+            || self.cache.whole_stamp.load(Ordering::Acquire) == self.epoch
+        {
             return Vec3::new(
                 f32::from_bits(slot[0].load(Ordering::Relaxed)),
                 f32::from_bits(slot[1].load(Ordering::Relaxed)),
@@ -623,6 +659,25 @@ impl DeformableMeshShape {
         mut f: impl FnMut(u32, &Triangle) -> bool,
     ) -> bool {
         let _ = self.node_aabb(leaf);
+        if self.whole_refit {
+            // Refit whole: the vertex cache holds every vertex of the epoch.
+            let triangles = self.tree.mesh().triangles();
+            let vertex = |v: u32| {
+                let a = &self.cache.vertex[v as usize];
+                Vec3::new(
+                    f32::from_bits(a[0].load(Ordering::Relaxed)),
+                    f32::from_bits(a[1].load(Ordering::Relaxed)),
+                    f32::from_bits(a[2].load(Ordering::Relaxed)),
+                )
+            };
+            for &t in self.tree.node_triangles(leaf as usize) {
+                let [a, b, c] = triangles[t as usize].map(vertex);
+                if !f(t, &Triangle::new(a, b, c)) {
+                    return false;
+                }
+            }
+            return true;
+        }
         let node = self.tree.nodes()[leaf as usize];
         let first = node.first as usize;
         let slot = |s: u32| {
@@ -811,6 +866,9 @@ impl DeformableMeshShape {
             let f = |k: usize| f32::from_bits(slot[k].load(Ordering::Relaxed));
             return Aabb::new(Vec3::new(f(0), f(1), f(2)), Vec3::new(f(3), f(4), f(5)));
         }
+        if self.whole_refit {
+            return self.refit_whole(iu);
+        }
         let node = self.tree.nodes()[iu];
         let aabb = match (node.children, self.tree.node_patch(iu)) {
             (None, _) => self.refit_leaf_block(iu),
@@ -827,15 +885,21 @@ impl DeformableMeshShape {
             }
             (Some([l, r]), None) => self.node_aabb(l).merged(&self.node_aabb(r)),
         };
+        self.store_node_aabb(iu, &aabb);
+        self.cache.node_refits.fetch_add(1, Ordering::Relaxed);
+        aabb
+    }
+
+    /// Stores node `i`'s box of the current epoch and stamps it.
+    pub(super) fn store_node_aabb(&self, i: usize, aabb: &Aabb) {
+        let slot = &self.cache.node_aabb[i];
         for (a, x) in slot
             .iter()
             .zip(aabb.mins.to_array().into_iter().chain(aabb.maxs.to_array()))
         {
             a.store(x.to_bits(), Ordering::Relaxed);
         }
-        self.cache.node_stamp[iu].store(self.epoch, Ordering::Release);
-        self.cache.node_refits.fetch_add(1, Ordering::Relaxed);
-        aabb
+        self.cache.node_stamp[i].store(self.epoch, Ordering::Release);
     }
 
     /// Whether node `i`'s box was computed in the current epoch (since the last
@@ -1049,7 +1113,7 @@ impl Shape for DeformableMeshShape {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::governor::ConvexWeights;
+    use crate::governor::{ConvexWeights, deform_vertex};
     use crate::math::Mat3;
     use crate::mesh::TriangleMesh;
     use rapier3d::parry::shape::{ShapeType, TypedShape};
@@ -1119,6 +1183,111 @@ mod tests {
             }
         }
         assert_eq!(seen, 2 * tree.mesh().triangle_count());
+    }
+
+    /// The tube's tree without O(m) data at any node: refit whole.
+    fn tube_refit_whole(nx: usize, nr: usize) -> Arc<BnTree> {
+        let tree = tube(nx, nr);
+        let options = crate::bn_tree::BnTreeOptions {
+            leaf_triangles: 4,
+            governor_cost: f32::MAX,
+        };
+        let weights = tree.weights().clone();
+        Arc::new(BnTree::build_with(tree.mesh(), tree.rest_positions(), &weights, options).unwrap())
+    }
+
+    #[test]
+    fn whole_refit_equals_independent_vertices_and_tight_boxes() {
+        let tree = tube_refit_whole(16, 12);
+        assert_eq!(tree.governor_bounded_nodes(), 0);
+        let mut shape = DeformableMeshShape::new(tree.clone(), &bent(0.0)).unwrap();
+        assert!(shape.whole_refit);
+        for angle in [0.3f32, -0.7, 1.1] {
+            let governors = bent(angle);
+            shape.set_governors(&governors).unwrap();
+            let expected: Vec<Vec3> = (0..tree.rest_positions().len())
+                .map(|v| deform_vertex(tree.rest_positions(), tree.weights(), &governors, v))
+                .collect();
+            // The first box asked for refits everything, once.
+            let leaf = tree.nodes().iter().position(|n| n.is_leaf()).unwrap() as u32;
+            let _ = shape.node_aabb(leaf);
+            let stats = shape.refit_stats();
+            assert_eq!(stats.node_refits as usize, tree.nodes().len());
+            assert_eq!(stats.vertices_deformed as usize, expected.len());
+            // Leaf triangles and vertices equal the independent per-vertex evaluation bit for bit.
+            let bits = |p: Vec3| p.to_array().map(f32::to_bits);
+            for (i, node) in tree.nodes().iter().enumerate() {
+                let mut lo = Vec3::splat(f32::MAX);
+                let mut hi = Vec3::splat(f32::MIN);
+                for &t in tree.node_triangles(i) {
+                    for v in tree.mesh().triangles()[t as usize] {
+                        lo = lo.min(expected[v as usize]);
+                        hi = hi.max(expected[v as usize]);
+                    }
+                }
+                // Boxes are the tight boxes of their triangles' vertices.
+                let aabb = shape.node_aabb(i as u32);
+                assert_eq!(
+                    (bits(aabb.mins), bits(aabb.maxs)),
+                    (bits(lo), bits(hi)),
+                    "node {i}"
+                );
+                if node.is_leaf() {
+                    shape.for_each_leaf_triangle(i as u32, |t, tri| {
+                        let [a, b, c] = tree.mesh().triangles()[t as usize];
+                        assert_eq!(bits(tri.a), bits(expected[a as usize]));
+                        assert_eq!(bits(tri.b), bits(expected[b as usize]));
+                        assert_eq!(bits(tri.c), bits(expected[c as usize]));
+                        true
+                    });
+                }
+            }
+            for (v, p) in expected.iter().enumerate() {
+                assert_eq!(bits(shape.vertex(v as u32)), bits(*p), "vertex {v}");
+            }
+            assert_eq!(shape.refit_stats(), stats, "nothing refit twice");
+        }
+    }
+
+    #[test]
+    fn whole_refit_follows_weight_changes_within_an_epoch() {
+        let tree = tube_refit_whole(16, 12);
+        let mut shape = DeformableMeshShape::new(tree.clone(), &bent(0.0)).unwrap();
+        let governors = bent(0.6);
+        shape.set_governors(&governors).unwrap();
+        let _ = shape.node_aabb(0);
+        // Move vertices with two influences fully onto their first one.
+        let changed: Vec<u32> = (0..tree.rest_positions().len() as u32)
+            .filter(|&v| tree.weights().row(v as usize).0.len() == 2)
+            .step_by(7)
+            .collect();
+        assert!(!changed.is_empty());
+        shape
+            .update_vertex_weights(&changed, |_, row| {
+                row[0] = 1.0;
+                row[1] = 0.0;
+            })
+            .unwrap();
+        let weights = shape.tree().weights().clone();
+        let expected: Vec<Vec3> = (0..tree.rest_positions().len())
+            .map(|v| deform_vertex(tree.rest_positions(), &weights, &governors, v))
+            .collect();
+        for (i, node) in shape.tree().nodes().iter().enumerate() {
+            let aabb = shape.node_aabb(i as u32);
+            if node.is_leaf() {
+                shape.for_each_leaf_triangle(i as u32, |t, tri| {
+                    let [a, b, c] = shape.tree().mesh().triangles()[t as usize];
+                    for (p, v) in [(tri.a, a), (tri.b, b), (tri.c, c)] {
+                        assert_eq!(p, expected[v as usize], "vertex {v}");
+                        assert!(aabb.contains_local_point(p), "node {i} vertex {v}");
+                    }
+                    true
+                });
+            }
+        }
+        for (v, p) in expected.iter().enumerate() {
+            assert_eq!(shape.vertex(v as u32), *p, "vertex {v}");
+        }
     }
 
     #[test]

@@ -86,6 +86,8 @@ impl DeformableMeshShape {
         }
         self.weight_scratch = scratch;
         if !vertices.is_empty() {
+            // A whole-mesh refit of this epoch no longer holds for the changed vertices.
+            *self.cache.whole_stamp.get_mut() = 0;
             self.root_stale = true;
             self.root_aabb = self.compute_root_aabb();
         }

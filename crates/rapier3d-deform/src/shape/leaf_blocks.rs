@@ -106,6 +106,12 @@ impl LeafBlocks {
         }
     }
 
+    /// The mesh vertices of leaf node `node`'s slots (empty for an internal node).
+    #[inline]
+    pub(super) fn slot_vertices(&self, node: usize) -> &[u32] {
+        &self.slot_vertex[self.slots_of(node)]
+    }
+
     /// The mesh vertex of slot `s`.
     #[inline]
     pub(super) fn vertex(&self, s: usize) -> u32 {

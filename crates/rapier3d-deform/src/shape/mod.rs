@@ -38,6 +38,7 @@ mod deformable_mesh_self_check;
 mod deformable_mesh_shape;
 mod deformable_mesh_sweep;
 mod deformable_mesh_weights;
+mod deformable_mesh_whole_refit;
 mod leaf_blocks;
 mod node_stack;
 mod sphere_proxy_shape;
