@@ -120,6 +120,17 @@ impl SelfCollisionQuery {
     /// BN-Tree: proportional to the nodes the query reaches, O(m log m) per reached node with
     /// governor data, O(size) below nodes that bound bottom-up; no allocation after warm-up.
     /// HSC: O(n) refit plus the same traversal. The governor check is O(m).
+    ///
+    /// With the `parallel` feature, on a mesh of at least [`super::PARALLEL_MIN_TRIANGLES`]
+    /// triangles and with more than one rayon thread where it is called (inside a pool's
+    /// `install`, or rayon's global pool), the frames that refit every bound first (HSC, and
+    /// BN-Tree frames after a measure that reached > 80 % of the mesh) deform, refit and
+    /// traverse on rayon's threads, in tasks down to [`super::PARALLEL_GRAIN_TRIANGLES`]; a
+    /// BN-Tree frame that measures the need again deforms its vertices there and refits lazily on
+    /// the calling thread; lazy frames stay on it. The pairs and counters are the same on any
+    /// thread count ([`SelfCollisionStats::parallel_tasks`] and the timings aside). The
+    /// multi-threaded route allocates when the pool's thread count changes and while its
+    /// per-thread scratch grows (the one-thread route never does after warm-up).
     pub fn run(
         &mut self,
         tree: &BnTree,
