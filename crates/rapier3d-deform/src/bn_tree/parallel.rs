@@ -56,9 +56,11 @@ impl SelfCollisionQuery {
 #[derive(Debug, Default)]
 pub(crate) struct Workers(Vec<std::sync::Mutex<Worker>>);
 
-/// A thread's traversal scratch and the pairs it found.
+/// A thread's traversal scratch and the pairs it found; aligned so that two threads' counters
+/// never share a cache line.
 #[cfg(feature = "parallel")]
 #[derive(Debug, Default)]
+#[repr(align(128))]
 struct Worker {
     walker: Walker,
     pairs: Vec<[u32; 2]>,

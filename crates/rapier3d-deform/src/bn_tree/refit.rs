@@ -259,6 +259,7 @@ impl<'a> NodeSlots<'a> {
     }
 
     /// The first `mid` nodes of the range and the rest.
+    #[cfg(feature = "parallel")]
     pub(crate) fn split_at(self, mid: usize) -> (Self, Self) {
         let (a0, a1) = self.aabbs.split_at_mut(mid);
         let (c0, c1) = self.cones.split_at_mut(mid);

@@ -173,14 +173,7 @@ impl SelfCollisionQuery {
         out.clear();
         // Every bound is refit: the traversal only reads them and may run on several threads.
         let settled = (eager && !measuring) || policy == RefitPolicy::BottomUpEveryFrame;
-        if parallel && settled {
-            self.walk_parallel(tree, governors, mode, out);
-        } else {
-            self.walker.stack.clear();
-            self.walker.stack.push(Task::SelfOne(0));
-            self.walker
-                .walk(&mut self.cache, tree, governors, mode, out);
-        }
+        self.walk(tree, governors, mode, parallel && settled, out);
         self.walker.stats.add(&self.cache.stats);
         self.walker.stats.refit_nanos = refit_nanos;
         for pair in out.iter_mut() {
@@ -207,6 +200,27 @@ impl SelfCollisionQuery {
         self.walker.stats.pairs = out.len() as u64;
         self.walker.stats.nanos = start.elapsed().as_nanos() as u64;
         Ok(self.walker.stats)
+    }
+
+    /// The traversal from the root (on rayon's threads if `parallel`: every bound is refit).
+    fn walk(
+        &mut self,
+        tree: &BnTree,
+        governors: &[Affine],
+        mode: CullingMode,
+        parallel: bool,
+        out: &mut Vec<[u32; 2]>,
+    ) {
+        #[cfg(feature = "parallel")]
+        if parallel {
+            self.walk_parallel(tree, governors, mode, out);
+            return;
+        }
+        let _ = parallel;
+        self.walker.stack.clear();
+        self.walker.stack.push(Task::SelfOne(0));
+        self.walker
+            .walk(&mut self.cache, tree, governors, mode, out);
     }
 
     /// Deforms every vertex (on rayon's threads if `parallel`).
