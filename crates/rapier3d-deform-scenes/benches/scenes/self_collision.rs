@@ -18,6 +18,12 @@
 //! of those over the frames (the paper's per-frame averages). Correctness is checked on the first
 //! pass against the reference: the brute-force oracle with `--quick`, the BVH route (itself exact,
 //! and checked against brute force in the crate's tests) at full size.
+//!
+//! With `--features parallel`, `self_walk` also reports `parallel_speedup`: the conservative
+//! BN-Tree query in a one-thread and a two-thread rayon pool, interleaved frame by frame, the
+//! ratio of the medians over passes of their mean ms/frame; the pairs and counters of every frame
+//! must match (`parallel_mismatched_frames`). The methods above run in a one-thread pool then,
+//! so their figures stay one thread's.
 
 use super::runner::{FrameTable, PlotSpec, RunOptions, SceneReport, Section, median};
 use super::softbody_spot;
@@ -118,13 +124,12 @@ fn ms(start: Instant) -> f64 {
     start.elapsed().as_secs_f64() * 1e3
 }
 
-/// Runs the four methods over every frame of `anim`, `passes` times.
-fn measure(anim: &Animation, passes: usize, brute_force_reference: bool) -> Measured {
-    // Every route gets the vertices in spatial order, as an asset pipeline would number them
-    // (subdivision numbers them level by level, scattering each patch over memory). Triangle
-    // indices, hence the pairs, do not change (a no-op for the cat: `Cat::build` orders it).
+/// `anim` with its vertices in spatial order, as an asset pipeline would number them
+/// (subdivision numbers them level by level, scattering each patch over memory). Triangle
+/// indices, hence the pairs, do not change (a no-op for the cat: `Cat::build` orders it).
+fn spatially_ordered(anim: &Animation) -> Animation {
     let order = VertexOrder::spatial(&anim.rest).unwrap_or_else(|e| panic!("{e}"));
-    let ordered = Animation {
+    Animation {
         label: anim.label.clone(),
         mesh: order.mesh(&anim.mesh).unwrap_or_else(|e| panic!("{e}")),
         rest: order.reorder(&anim.rest).unwrap_or_else(|e| panic!("{e}")),
@@ -133,16 +138,11 @@ fn measure(anim: &Animation, passes: usize, brute_force_reference: bool) -> Meas
             .unwrap_or_else(|e| panic!("{e}")),
         frames: anim.frames.clone(),
         point_rest: anim.point_rest.clone(),
-    };
-    let anim = &ordered;
-    eprintln!(
-        "  {}: {} triangles, {} governors, {} frames",
-        anim.label,
-        anim.mesh.triangle_count(),
-        anim.frames[0].len(),
-        anim.frames.len()
-    );
-    let start = Instant::now();
+    }
+}
+
+/// The BN-Tree of `anim` with the self-collision options (and its point governors, if any).
+fn build_tree(anim: &Animation) -> BnTree {
     let mut tree = BnTree::build_with(
         &anim.mesh,
         &anim.rest,
@@ -155,6 +155,37 @@ fn measure(anim: &Animation, passes: usize, brute_force_reference: bool) -> Meas
             .with_point_governors(points.clone())
             .unwrap_or_else(|e| panic!("point governors of {}: {e}", anim.label));
     }
+    tree
+}
+
+/// Runs the four methods over every frame of `anim`, `passes` times, on one thread (with the
+/// `parallel` feature, in a one-thread rayon pool).
+fn measure(anim: &Animation, passes: usize, brute_force_reference: bool) -> Measured {
+    #[cfg(feature = "parallel")]
+    {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap_or_else(|e| panic!("rayon pool of 1 thread: {e}"))
+            .install(|| measure_here(anim, passes, brute_force_reference))
+    }
+    #[cfg(not(feature = "parallel"))]
+    measure_here(anim, passes, brute_force_reference)
+}
+
+/// [`measure`] on the calling thread.
+fn measure_here(anim: &Animation, passes: usize, brute_force_reference: bool) -> Measured {
+    let ordered = spatially_ordered(anim);
+    let anim = &ordered;
+    eprintln!(
+        "  {}: {} triangles, {} governors, {} frames",
+        anim.label,
+        anim.mesh.triangle_count(),
+        anim.frames[0].len(),
+        anim.frames.len()
+    );
+    let start = Instant::now();
+    let tree = build_tree(anim);
     let build_s = start.elapsed().as_secs_f64();
     let mut bvh = BvhRefitSelfCollision::new(&anim.mesh, &anim.rest)
         .unwrap_or_else(|e| panic!("BVH build failed on {}: {e}", anim.label));
@@ -634,9 +665,24 @@ fn single_animation_report(
 fn run_cat(scene: &'static str, gait: Gait, options: &RunOptions) -> SceneReport {
     let anim = cat_animation(gait, options.quick);
     let m = measure(&anim, passes(options.quick), options.quick);
+    #[cfg(feature = "parallel")]
+    if gait == Gait::Walk {
+        let mut report = run_cat_report(scene, &anim, &m, options);
+        parallel_speedup(&mut report, &anim, passes(options.quick));
+        return report;
+    }
+    run_cat_report(scene, &anim, &m, options)
+}
+
+fn run_cat_report(
+    scene: &'static str,
+    anim: &Animation,
+    m: &Measured,
+    options: &RunOptions,
+) -> SceneReport {
     single_animation_report(
         scene,
-        &m,
+        m,
         options.quick,
         &[],
         format!(
@@ -646,7 +692,111 @@ fn run_cat(scene: &'static str, gait: Gait, options: &RunOptions) -> SceneReport
     )
 }
 
-/// `self_walk`: the procedural cat (~250k triangles, 40 bones) over one walk cycle.
+/// `parallel_speedup` (`parallel` feature): the conservative BN-Tree query of `anim` in a
+/// one-thread and a two-thread rayon pool, one query each, interleaved frame by frame (the
+/// order alternates), `passes` playbacks of the animation; the ratio of the medians over passes
+/// of the mean ms/frame, with both pools' min–max in the note. Every frame's pairs and counters
+/// (all but timings) must be equal: `parallel_mismatched_frames` counts those that are not.
+#[cfg(feature = "parallel")]
+fn parallel_speedup(report: &mut SceneReport, anim: &Animation, passes: usize) {
+    use super::output::load_average;
+    let anim = spatially_ordered(anim);
+    let tree = build_tree(&anim);
+    let pools = [1, 2].map(|n| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .unwrap_or_else(|e| panic!("rayon pool of {n} threads: {e}"))
+    });
+    let load_before = load_average();
+    let mut per_pass = [Vec::new(), Vec::new()];
+    let (mut mismatched, mut parallel_frames, mut frames) = (0, 0, 0);
+    let mut outs = [Vec::new(), Vec::new()];
+    for pass in 0..passes {
+        let mut queries = [
+            SelfCollisionQuery::new(&tree),
+            SelfCollisionQuery::new(&tree),
+        ];
+        let mut totals = [0.0f64; 2];
+        for (f, governors) in anim.frames.iter().enumerate() {
+            let mut stats = [None, None];
+            for j in 0..2 {
+                let k = (j + f + pass) % 2;
+                let (query, out) = (&mut queries[k], &mut outs[k]);
+                let s = Instant::now();
+                let st = pools[k].install(|| {
+                    query
+                        .run(
+                            &tree,
+                            governors,
+                            RefitPolicy::OnDemand,
+                            CullingMode::Conservative,
+                            out,
+                        )
+                        .expect("the governors match the tree")
+                });
+                totals[k] += ms(s);
+                stats[k] = Some(st);
+            }
+            let [Some(one), Some(two)] = stats else {
+                unreachable!("both pools ran")
+            };
+            let counters = |mut s: rapier3d_deform::bn_tree::SelfCollisionStats| {
+                s.nanos = 0;
+                s.contour_nanos = 0;
+                s.refit_nanos = 0;
+                s.parallel_tasks = 0;
+                s
+            };
+            mismatched += (outs[0] != outs[1] || counters(one) != counters(two)) as usize;
+            parallel_frames += (two.parallel_tasks > 0) as usize;
+            frames += 1;
+        }
+        for (k, total) in totals.into_iter().enumerate() {
+            per_pass[k].push(total / anim.frames.len().max(1) as f64);
+        }
+        eprintln!("  parallel pass {pass}: 1 thread vs 2 threads");
+    }
+    let load_after = load_average();
+    let range = |v: &[f64]| {
+        v.iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+                (lo.min(x), hi.max(x))
+            })
+    };
+    let (range_one, range_two) = (range(&per_pass[0]), range(&per_pass[1]));
+    let [mut one, mut two] = per_pass;
+    let (one, two) = (median(&mut one), median(&mut two));
+    let load = match (load_before, load_after) {
+        (Some(a), Some(b)) => format!("; 1-minute load {a:.2} before, {b:.2} after"),
+        _ => String::new(),
+    };
+    report.metric(
+        "parallel_speedup",
+        one / two,
+        format!(
+            "conservative BN-Tree, ms/frame in a 1-thread rayon pool ({one:.3}, min–max {:.3}–{:.3}) / in a 2-thread pool ({two:.3}, {:.3}–{:.3}); medians over {passes} pass(es) of the mean over {} frames{load}",
+            range_one.0,
+            range_one.1,
+            range_two.0,
+            range_two.1,
+            anim.frames.len()
+        ),
+    );
+    report.metric(
+        "parallel_mismatched_frames",
+        mismatched as f64,
+        "frames whose pairs or counters (all but timings) differ between the 1- and 2-thread pools (must be 0)",
+    );
+    report.metric(
+        "parallel_route_share",
+        parallel_frames as f64 / frames.max(1) as f64,
+        "frames on which the 2-thread query handed tasks to rayon (those that refit every bound first; the others refit lazily on one thread)",
+    );
+}
+
+/// `self_walk`: the procedural cat (~250k triangles, 40 bones) over one walk cycle; with the
+/// `parallel` feature, also `parallel_speedup` (2 rayon threads over 1).
 pub fn run_walk(options: &RunOptions) -> SceneReport {
     run_cat("self_walk", Gait::Walk, options)
 }

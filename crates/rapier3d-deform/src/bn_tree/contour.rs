@@ -1,7 +1,7 @@
 //! The contour test (Volino & Magnenat-Thalmann 1994; Grinspun & Schröder 2001 §3.6): a patch whose normals all see a direction d is free of self-intersections if its boundary, projected onto the plane orthogonal to d, is a set of simple, pairwise disjoint closed curves.
 
-use super::SelfCollisionQuery;
 use super::build::BnTree;
+use super::traverse::{Bounds, Walker};
 use crate::bounds::NormalCone;
 use std::time::Instant;
 
@@ -189,7 +189,7 @@ fn consecutive_segments_fold(s: &Segment, t: &Segment, shared: u32) -> bool {
     orient(o, a, b) == 0.0 && (a[0] - o[0]) * (b[0] - o[0]) + (a[1] - o[1]) * (b[1] - o[1]) > 0.0
 }
 
-impl SelfCollisionQuery {
+impl Walker {
     /// The contour test of node `a`, or of the union of adjacent nodes `a` and `b`, projected
     /// along cone direction `dir`. True means "the projected contour is simple": together with
     /// the normal test, the patch cannot self-intersect.
@@ -201,8 +201,9 @@ impl SelfCollisionQuery {
     /// # Performance
     /// O(E log E) for E boundary edges (sort-and-sweep), plus the lazy deformation of the
     /// boundary vertices.
-    pub(crate) fn contour_is_simple(
+    pub(crate) fn contour_is_simple<B: Bounds>(
         &mut self,
+        bounds: &mut B,
         tree: &BnTree,
         a: u32,
         b: Option<u32>,
@@ -210,7 +211,7 @@ impl SelfCollisionQuery {
     ) -> bool {
         let start = Instant::now();
         self.stats.contour_tests += 1;
-        let result = self.contour_is_simple_inner(tree, a, b, dir);
+        let result = self.contour_is_simple_inner(bounds, tree, a, b, dir);
         self.stats.contour_nanos += start.elapsed().as_nanos() as u64;
         if !result {
             self.stats.contour_failures += 1;
@@ -218,8 +219,9 @@ impl SelfCollisionQuery {
         result
     }
 
-    fn contour_is_simple_inner(
+    fn contour_is_simple_inner<B: Bounds>(
         &mut self,
+        bounds: &mut B,
         tree: &BnTree,
         a: u32,
         b: Option<u32>,
@@ -262,7 +264,7 @@ impl SelfCollisionQuery {
             self.stats.contour_pinched += 1;
         }
         let simple = loops_ok && {
-            self.project_segments(tree, &mut scratch, dir);
+            project_segments(bounds, tree, &mut scratch, dir);
             projected_segments_are_disjoint(
                 &scratch.segments,
                 &mut scratch.keys,
@@ -273,23 +275,29 @@ impl SelfCollisionQuery {
         self.contour = scratch;
         simple
     }
+}
 
-    fn project_segments(&mut self, tree: &BnTree, scratch: &mut ContourScratch, dir: usize) {
-        let (u, w) = plane_basis(dir);
-        scratch.segments.clear();
-        for i in 0..scratch.edges.len() {
-            let (from, to) = scratch.edges[i];
-            let proj = |p: crate::math::Vec3| {
-                let p = [p.x as f64, p.y as f64, p.z as f64];
-                [
-                    u[0] * p[0] + u[1] * p[1] + u[2] * p[2],
-                    w[0] * p[0] + w[1] * p[1] + w[2] * p[2],
-                ]
-            };
-            let p = proj(self.vertex(tree, from));
-            let q = proj(self.vertex(tree, to));
-            scratch.segments.push(Segment { from, to, p, q });
-        }
+/// Projects the scratch's boundary edges onto the plane orthogonal to cone direction `dir`.
+fn project_segments<B: Bounds>(
+    bounds: &mut B,
+    tree: &BnTree,
+    scratch: &mut ContourScratch,
+    dir: usize,
+) {
+    let (u, w) = plane_basis(dir);
+    scratch.segments.clear();
+    for i in 0..scratch.edges.len() {
+        let (from, to) = scratch.edges[i];
+        let proj = |p: crate::math::Vec3| {
+            let p = [p.x as f64, p.y as f64, p.z as f64];
+            [
+                u[0] * p[0] + u[1] * p[1] + u[2] * p[2],
+                w[0] * p[0] + w[1] * p[1] + w[2] * p[2],
+            ]
+        };
+        let p = proj(bounds.vertex(tree, from));
+        let q = proj(bounds.vertex(tree, to));
+        scratch.segments.push(Segment { from, to, p, q });
     }
 }
 

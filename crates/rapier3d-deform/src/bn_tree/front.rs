@@ -9,7 +9,8 @@ use crate::governor::Affine;
 const ASCENT_MIN_BITS: u32 = 3;
 
 impl SelfCollisionQuery {
-    /// Moves the update fronts after a query.
+    /// Moves the update fronts after a query; returns the nodes whose cone comes from their
+    /// children next frame.
     ///
     /// * Boxes: a node with O(m) data that the traversal descended below takes the union of its
     ///   children's boxes next frame, otherwise its own O(m) box.
@@ -21,7 +22,8 @@ impl SelfCollisionQuery {
     ///
     /// # Performance
     /// O(nodes) flag scan plus one O(m) bound per ascent candidate.
-    pub(crate) fn update_front(&mut self, tree: &BnTree, governors: &[Affine]) {
+    pub(crate) fn update_front(&mut self, tree: &BnTree, governors: &[Affine]) -> u64 {
+        let cache = &mut self.cache;
         let mut below = 0;
         for i in 0..tree.nodes.len() {
             let node = tree.nodes[i];
@@ -31,24 +33,24 @@ impl SelfCollisionQuery {
             // Only nodes the traversal tested itself: nodes whose cones were merely computed by a
             // parent's bottom-up recursion are not candidates (testing them all would cost
             // O(m) per node of the recursed subtree).
-            let reached = self.visited[i] == self.epoch;
-            let descended = self.descended[i] == self.epoch;
+            let reached = cache.visited[i] == cache.epoch;
+            let descended = cache.descended[i] == cache.epoch;
             // Boxes: where the traversal went below the node, its children's boxes are computed
             // anyway, so next frame the node's box is their union instead of an O(m) box.
-            self.aabb_from_children[i] = descended;
-            if !self.cone_from_children[i] {
+            cache.aabb_from_children[i] = descended;
+            if !cache.cone_from_children[i] {
                 if descended {
-                    self.cone_from_children[i] = true;
+                    cache.cone_from_children[i] = true;
                 }
             } else if reached && !descended {
                 let own =
-                    tree.patches[node.patch as usize].normal_cone(governors, &mut self.bounds_ws);
+                    tree.patches[node.patch as usize].normal_cone(governors, &mut cache.bounds_ws);
                 if own.count() >= ASCENT_MIN_BITS {
-                    self.cone_from_children[i] = false;
+                    cache.cone_from_children[i] = false;
                 }
             }
-            below += self.cone_from_children[i] as u64;
+            below += cache.cone_from_children[i] as u64;
         }
-        self.stats.front_nodes_below = below;
+        below
     }
 }

@@ -20,20 +20,21 @@
 mod build;
 mod contour;
 mod front;
+mod parallel;
 mod refit;
 mod sweep;
 mod traverse;
 mod weights;
 
 pub use build::{BnNode, BnTree, BnTreeOptions};
+pub use parallel::{PARALLEL_GRAIN_TRIANGLES, PARALLEL_MIN_TRIANGLES};
 pub use sweep::SWEEP_BELOW_TRIANGLES;
 pub use weights::VertexLeaves;
 
 use crate::bounds::{BoundsWorkspace, NormalCone};
 use crate::governor::WideAffine;
 use crate::math::{Aabb, Vec3};
-use contour::ContourScratch;
-use traverse::Task;
+use traverse::Walker;
 
 /// How node bounds are refit each frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,13 +99,95 @@ pub struct SelfCollisionStats {
     pub front_nodes_below: u64,
     /// Time spent in the eager bottom-up refit before the traversal (HSC policy only).
     pub refit_nanos: u64,
+    /// Traversal tasks handed to rayon (`parallel` feature, frames that refit every bound
+    /// first): 0 when the query ran on one thread. Every other field but the timings equals
+    /// the one-thread query's.
+    pub parallel_tasks: u64,
+}
+
+impl SelfCollisionStats {
+    /// Adds every counter and timing of `other` to `self`.
+    fn add(&mut self, other: &Self) {
+        // Destructured so that a new field cannot be forgotten here.
+        let Self {
+            tasks,
+            self_tasks,
+            adjacent_tasks,
+            disjoint_tasks,
+            pruned_by_normals,
+            pruned_by_boxes,
+            governor_cones,
+            governor_aabbs,
+            vertices_deformed,
+            triangles_refit,
+            contour_tests,
+            contour_pinched,
+            contour_failures,
+            contour_nanos,
+            triangle_tests,
+            pairs,
+            nanos,
+            front_nodes_below,
+            refit_nanos,
+            parallel_tasks,
+        } = *other;
+        self.tasks += tasks;
+        self.self_tasks += self_tasks;
+        self.adjacent_tasks += adjacent_tasks;
+        self.disjoint_tasks += disjoint_tasks;
+        self.pruned_by_normals += pruned_by_normals;
+        self.pruned_by_boxes += pruned_by_boxes;
+        self.governor_cones += governor_cones;
+        self.governor_aabbs += governor_aabbs;
+        self.vertices_deformed += vertices_deformed;
+        self.triangles_refit += triangles_refit;
+        self.contour_tests += contour_tests;
+        self.contour_pinched += contour_pinched;
+        self.contour_failures += contour_failures;
+        self.contour_nanos += contour_nanos;
+        self.triangle_tests += triangle_tests;
+        self.pairs += pairs;
+        self.nanos += nanos;
+        self.front_nodes_below += front_nodes_below;
+        self.refit_nanos += refit_nanos;
+        self.parallel_tasks += parallel_tasks;
+    }
 }
 
 /// Per-frame state of self-collision queries on one [`BnTree`]: lazy caches stamped with the
 /// frame epoch, the update front and scratch memory. Reuse one per tree across frames; nothing
 /// is allocated per frame after the first.
+///
+/// With the `parallel` feature, a query on a mesh of at least [`PARALLEL_MIN_TRIANGLES`]
+/// triangles called with more than one rayon thread available (`rayon::current_num_threads`,
+/// i.e. inside a pool's `install`, or rayon's global pool) uses them on the frames that refit
+/// every bound first (the HSC policy, and BN-Tree frames that reach most of the mesh, see
+/// [`SelfCollisionQuery::run`]): it deforms the vertices and refits the bounds in parallel,
+/// then walks the tree in rayon tasks down to [`PARALLEL_GRAIN_TRIANGLES`]. The pairs and every
+/// counter of [`SelfCollisionStats`] but the timings and `parallel_tasks` equal those of the
+/// same query on one thread.
 #[derive(Clone, Debug)]
 pub struct SelfCollisionQuery {
+    cache: FrameCache,
+    walker: Walker,
+    /// Fraction of the mesh the last measuring BN-Tree query needed: vertices deformed by a
+    /// lazy query, or triangles refit by a measuring eager one.
+    reached_fraction: f64,
+    /// Eager queries since the last measuring one.
+    eager_streak: u32,
+    /// Triangle boxes of the sweep route ([`SelfCollisionQuery::run_sweep`]).
+    sweep_boxes: Vec<(Vec3, Vec3)>,
+    /// Triangles in sweep order.
+    sweep_order: Vec<u32>,
+    /// One traversal scratch per rayon thread (and one for a caller outside the pool).
+    #[cfg(feature = "parallel")]
+    workers: parallel::Workers,
+}
+
+/// The per-frame bound caches of a query: deformed vertices, node boxes and cones stamped with
+/// the frame epoch, the update fronts, and the counters of the work they did this frame.
+#[derive(Clone, Debug)]
+pub(crate) struct FrameCache {
     epoch: u32,
     vertices: Vec<Vec3>,
     vertex_stamp: Vec<u32>,
@@ -125,33 +208,16 @@ pub struct SelfCollisionQuery {
     bounds_ws: BoundsWorkspace,
     /// Current positions of point governors (only the entries a cone needs are refreshed).
     points: Vec<Vec3>,
-    stack: Vec<Task>,
-    contour: ContourScratch,
-    stats: SelfCollisionStats,
-    /// Fraction of the mesh the last measuring BN-Tree query needed: vertices deformed by a
-    /// lazy query, or triangles refit by a measuring eager one.
-    reached_fraction: f64,
-    /// Eager queries since the last measuring one.
-    eager_streak: u32,
     /// Every vertex was deformed this frame (eager or HSC): refits read them without stamps.
     all_vertices_deformed: bool,
     /// This frame's governors laid out for 4-lane deformation.
     wide_governors: Vec<WideAffine>,
-    /// Triangle boxes of the sweep route ([`SelfCollisionQuery::run_sweep`]).
-    sweep_boxes: Vec<(Vec3, Vec3)>,
-    /// Triangles in sweep order.
-    sweep_order: Vec<u32>,
-    /// Triangles of one leaf (with their boxes) that meet the other leaf's box, in a leaf
-    /// pair's exact tests.
-    leaf_candidates: Vec<(u32, Aabb)>,
+    /// Refit counters of this frame (vertices deformed, O(m) bounds, triangles refit).
+    stats: SelfCollisionStats,
 }
 
-impl SelfCollisionQuery {
-    /// Fresh state for `tree`.
-    ///
-    /// # Performance
-    /// O(nodes + vertices).
-    pub fn new(tree: &BnTree) -> Self {
+impl FrameCache {
+    fn new(tree: &BnTree) -> Self {
         let (n, v) = (tree.nodes().len(), tree.rest_positions().len());
         Self {
             epoch: 0,
@@ -167,50 +233,13 @@ impl SelfCollisionQuery {
             visited: vec![0; n],
             bounds_ws: BoundsWorkspace::default(),
             points: Vec::new(),
-            stack: Vec::new(),
-            contour: ContourScratch::default(),
-            stats: SelfCollisionStats::default(),
-            reached_fraction: 0.0,
-            eager_streak: 0,
             all_vertices_deformed: false,
             wide_governors: Vec::new(),
-            sweep_boxes: Vec::new(),
-            sweep_order: Vec::new(),
-            // A leaf holds at most this many triangles: no allocation in later leaf pairs.
-            leaf_candidates: Vec::with_capacity(
-                tree.options.leaf_triangles.min(tree.mesh.triangle_count()),
-            ),
+            stats: SelfCollisionStats::default(),
         }
     }
 
-    fn begin_frame(&mut self, tree: &BnTree) {
-        if self.aabbs.len() != tree.nodes().len()
-            || self.vertices.len() != tree.rest_positions().len()
-        {
-            *self = Self::new(tree);
-        }
-        self.epoch = self.epoch.wrapping_add(1);
-        if self.epoch == 0 {
-            // Stamps wrapped around: clear them so no stale entry looks fresh.
-            self.vertex_stamp.fill(0);
-            self.aabb_stamp.fill(0);
-            self.cone_stamp.fill(0);
-            self.descended.fill(0);
-            self.visited.fill(0);
-            self.epoch = 1;
-        }
-        self.stats = SelfCollisionStats::default();
-        self.all_vertices_deformed = false;
-    }
-
-    /// The deformed vertex positions computed this frame (entries of vertices the query did not
-    /// need are stale).
-    pub fn cached_vertices(&self) -> &[Vec3] {
-        &self.vertices
-    }
-
-    /// Bytes held by this state.
-    pub fn heap_bytes(&self) -> usize {
+    fn heap_bytes(&self) -> usize {
         use core::mem::size_of;
         self.vertices.capacity() * size_of::<Vec3>()
             + self.vertex_stamp.capacity() * size_of::<u32>()
@@ -223,11 +252,73 @@ impl SelfCollisionQuery {
             + self.cones.capacity() * size_of::<NormalCone>()
             + (self.cone_from_children.capacity() + self.aabb_from_children.capacity())
                 * size_of::<bool>()
-            + self.stack.capacity() * core::mem::size_of::<Task>()
+            + self.points.capacity() * size_of::<Vec3>()
+    }
+}
+
+impl SelfCollisionQuery {
+    /// Fresh state for `tree`.
+    ///
+    /// # Performance
+    /// O(nodes + vertices).
+    pub fn new(tree: &BnTree) -> Self {
+        Self {
+            cache: FrameCache::new(tree),
+            walker: Walker::new(tree),
+            reached_fraction: 0.0,
+            eager_streak: 0,
+            sweep_boxes: Vec::new(),
+            sweep_order: Vec::new(),
+            #[cfg(feature = "parallel")]
+            workers: parallel::Workers::default(),
+        }
+    }
+
+    fn begin_frame(&mut self, tree: &BnTree) {
+        if self.cache.aabbs.len() != tree.nodes().len()
+            || self.cache.vertices.len() != tree.rest_positions().len()
+        {
+            *self = Self::new(tree);
+        }
+        let cache = &mut self.cache;
+        cache.epoch = cache.epoch.wrapping_add(1);
+        if cache.epoch == 0 {
+            // Stamps wrapped around: clear them so no stale entry looks fresh.
+            cache.vertex_stamp.fill(0);
+            cache.aabb_stamp.fill(0);
+            cache.cone_stamp.fill(0);
+            cache.descended.fill(0);
+            cache.visited.fill(0);
+            cache.epoch = 1;
+        }
+        cache.stats = SelfCollisionStats::default();
+        cache.all_vertices_deformed = false;
+        self.walker.stats = SelfCollisionStats::default();
+    }
+
+    /// The deformed vertex positions computed this frame (entries of vertices the query did not
+    /// need are stale).
+    pub fn cached_vertices(&self) -> &[Vec3] {
+        &self.cache.vertices
+    }
+
+    /// Bytes held by this state.
+    pub fn heap_bytes(&self) -> usize {
+        use core::mem::size_of;
+        let workers = {
+            #[cfg(feature = "parallel")]
+            {
+                self.workers.heap_bytes()
+            }
+            #[cfg(not(feature = "parallel"))]
+            {
+                0
+            }
+        };
+        self.cache.heap_bytes()
+            + self.walker.heap_bytes()
+            + workers
             + self.sweep_boxes.capacity() * size_of::<(Vec3, Vec3)>()
             + self.sweep_order.capacity() * size_of::<u32>()
-            + self.leaf_candidates.capacity() * size_of::<(u32, Aabb)>()
-            + self.contour.heap_bytes()
-            + self.points.capacity() * 12
     }
 }

@@ -64,13 +64,15 @@ impl SelfCollisionQuery {
         validate_governors(governors, tree.weights().governor_count())?;
         let start = Instant::now();
         self.begin_frame(tree);
-        widen_governors(governors, &mut self.wide_governors);
-        self.deform_all_vertices(tree);
+        widen_governors(governors, &mut self.cache.wide_governors);
+        self.cache.deform_all_vertices(tree);
+        let stats = &mut self.walker.stats;
+        stats.add(&self.cache.stats);
         let triangles = tree.mesh.triangles();
         self.sweep_boxes.clear();
         let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
         for t in triangles {
-            let [a, b, c] = t.map(|v| self.vertices[v as usize]);
+            let [a, b, c] = t.map(|v| self.cache.vertices[v as usize]);
             let (min, max) = (a.min(b).min(c), a.max(b).max(c));
             lo = lo.min(min);
             hi = hi.max(max);
@@ -99,16 +101,16 @@ impl SelfCollisionQuery {
                     break;
                 }
                 if min_i.cmple(max_j).all() && min_j.cmple(max_i).all() {
-                    self.stats.triangle_tests += 1;
-                    if mesh_triangles_collide(&tree.mesh, &self.vertices, i, j) {
+                    stats.triangle_tests += 1;
+                    if mesh_triangles_collide(&tree.mesh, &self.cache.vertices, i, j) {
                         out.push([i.min(j), i.max(j)]);
                     }
                 }
             }
         }
         out.sort_unstable();
-        self.stats.pairs = out.len() as u64;
-        self.stats.nanos = start.elapsed().as_nanos() as u64;
-        Ok(self.stats)
+        stats.pairs = out.len() as u64;
+        stats.nanos = start.elapsed().as_nanos() as u64;
+        Ok(*stats)
     }
 }
