@@ -402,15 +402,7 @@ impl AvatarQuery {
             if !((lo - reach).cmple(wide).all() && wide.cmple(hi + reach).all()) {
                 continue;
             }
-            let frame = self.box_frames[index];
-            let local = frame.transform_point(point);
-            let stretch = self.box_stretch[index];
-            // The map of the point into the box frame rounds too: a few ulps of its terms.
-            let rounding = Vec3::splat(
-                8.0 * f32::EPSILON
-                    * (stretch.max_element() * point.abs().max_element() * 3.0
-                        + frame.translation.abs().max_element()),
-            );
+            let (local, stretch, rounding) = self.in_box_frame(index, point);
             if !self.box_moving[index] {
                 // A singular bone: its box as a whole, every cell a candidate.
                 let reach = stretch * r + rounding;
@@ -885,18 +877,24 @@ impl AvatarQuery {
         Ok(search.best)
     }
 
-    /// The search of [`Self::closest`] in box `index`: its hierarchy, nearer child first.
-    fn closest_in_box(&mut self, avatar: &AvatarBoxes, index: usize, search: &mut Nearest) {
-        let point = search.point;
+    /// `point` in the coordinates of box `index` this frame, the box's stretch (how far a world
+    /// offset of unit length moves each coordinate) and a bound on the rounding of the map (a
+    /// few ulps of its terms, per coordinate).
+    #[inline]
+    fn in_box_frame(&self, index: usize, point: Vec3) -> (Vec3, Vec3, Vec3) {
         let frame = self.box_frames[index];
-        let local = frame.transform_point(point);
         let stretch = self.box_stretch[index];
-        // The map of the point into the box frame rounds too: a few ulps of its terms.
         let rounding = Vec3::splat(
             8.0 * f32::EPSILON
                 * (stretch.max_element() * point.abs().max_element() * 3.0
                     + frame.translation.abs().max_element()),
         );
+        (frame.transform_point(point), stretch, rounding)
+    }
+
+    /// The search of [`Self::closest`] in box `index`: its hierarchy, nearer child first.
+    fn closest_in_box(&mut self, avatar: &AvatarBoxes, index: usize, search: &mut Nearest) {
+        let (local, stretch, rounding) = self.in_box_frame(index, search.point);
         if !self.box_moving[index] {
             // A singular bone: its box as a whole, every cell a candidate.
             let aabb = self.box_aabb[index];
