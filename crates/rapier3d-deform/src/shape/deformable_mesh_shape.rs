@@ -57,6 +57,24 @@ pub(super) struct LazyCache {
     pub vertices_deformed: AtomicU64,
 }
 
+/// A point cached as three atomics (bits of its coordinates), as [`store_point`] wrote it.
+#[inline]
+pub(super) fn load_point(a: &[AtomicU32; 3]) -> Vec3 {
+    Vec3::new(
+        f32::from_bits(a[0].load(Ordering::Relaxed)),
+        f32::from_bits(a[1].load(Ordering::Relaxed)),
+        f32::from_bits(a[2].load(Ordering::Relaxed)),
+    )
+}
+
+/// Caches `p` in three atomics (its coordinates' bits); the caller publishes it with a stamp.
+#[inline]
+pub(super) fn store_point(a: &[AtomicU32; 3], p: Vec3) {
+    for (a, x) in a.iter().zip(p.to_array()) {
+        a.store(x.to_bits(), Ordering::Relaxed);
+    }
+}
+
 impl LazyCache {
     fn new(nodes: usize, vertices: usize, slots: usize) -> Self {
         Self {
@@ -570,11 +588,7 @@ impl DeformableMeshShape {
         if self.cache.vertex_stamp[vu].load(Ordering::Acquire) == self.epoch
             || self.cache.whole_stamp.load(Ordering::Acquire) == self.epoch
         {
-            return Vec3::new(
-                f32::from_bits(slot[0].load(Ordering::Relaxed)),
-                f32::from_bits(slot[1].load(Ordering::Relaxed)),
-                f32::from_bits(slot[2].load(Ordering::Relaxed)),
-            );
+            return load_point(slot);
         }
         let p = match self.morph.as_deref() {
             None => deform_vertex(
@@ -585,9 +599,7 @@ impl DeformableMeshShape {
             ),
             Some(m) => self.morphed_vertex(m, vu),
         };
-        for (a, x) in slot.iter().zip(p.to_array()) {
-            a.store(x.to_bits(), Ordering::Relaxed);
-        }
+        store_point(slot, p);
         self.cache.vertex_stamp[vu].store(self.epoch, Ordering::Release);
         self.cache.vertices_deformed.fetch_add(1, Ordering::Relaxed);
         p
@@ -635,9 +647,7 @@ impl DeformableMeshShape {
                 ),
             };
             let p = blend_wide(p0, self.blocks.influences(s), &self.wide_governors);
-            for (a, x) in self.cache.slot[s].iter().zip(p.to_array()) {
-                a.store(x.to_bits(), Ordering::Relaxed);
-            }
+            store_point(&self.cache.slot[s], p);
             lo = lo.min(p);
             hi = hi.max(p);
         }
@@ -662,14 +672,7 @@ impl DeformableMeshShape {
         if self.whole_refit {
             // Refit whole: the vertex cache holds every vertex of the epoch.
             let triangles = self.tree.mesh().triangles();
-            let vertex = |v: u32| {
-                let a = &self.cache.vertex[v as usize];
-                Vec3::new(
-                    f32::from_bits(a[0].load(Ordering::Relaxed)),
-                    f32::from_bits(a[1].load(Ordering::Relaxed)),
-                    f32::from_bits(a[2].load(Ordering::Relaxed)),
-                )
-            };
+            let vertex = |v: u32| load_point(&self.cache.vertex[v as usize]);
             for &t in self.tree.node_triangles(leaf as usize) {
                 let [a, b, c] = triangles[t as usize].map(vertex);
                 if !f(t, &Triangle::new(a, b, c)) {
@@ -680,14 +683,7 @@ impl DeformableMeshShape {
         }
         let node = self.tree.nodes()[leaf as usize];
         let first = node.first as usize;
-        let slot = |s: u32| {
-            let a = &self.cache.slot[s as usize];
-            Vec3::new(
-                f32::from_bits(a[0].load(Ordering::Relaxed)),
-                f32::from_bits(a[1].load(Ordering::Relaxed)),
-                f32::from_bits(a[2].load(Ordering::Relaxed)),
-            )
-        };
+        let slot = |s: u32| load_point(&self.cache.slot[s as usize]);
         for (k, &t) in self.tree.node_triangles(leaf as usize).iter().enumerate() {
             let [a, b, c] = self.blocks.corners(first + k).map(slot);
             if !f(t, &Triangle::new(a, b, c)) {

@@ -19,6 +19,7 @@ use rapier3d::parry::bounding_volume::Aabb;
 use rapier3d::parry::glamx::Vec3A;
 
 use super::DeformableMeshShape;
+use super::deformable_mesh_shape::store_point;
 use crate::deformation::MorphDeltas;
 use crate::governor::{ConvexWeights, WideAffine, blend_wide_a};
 use crate::math::Vec3;
@@ -58,10 +59,8 @@ impl DeformableMeshShape {
                 self.morph_targets().map(|m| (m, self.morph_weights())),
                 points,
             );
-            for (slot, p) in self.cache.vertex.iter().zip(points.iter()) {
-                slot[0].store(p.x.to_bits(), Ordering::Relaxed);
-                slot[1].store(p.y.to_bits(), Ordering::Relaxed);
-                slot[2].store(p.z.to_bits(), Ordering::Relaxed);
+            for (slot, &p) in self.cache.vertex.iter().zip(points.iter()) {
+                store_point(slot, p.into());
             }
             let nodes = tree.nodes();
             // Every entry is written (children first) before it is read.
@@ -85,11 +84,7 @@ impl DeformableMeshShape {
                     }
                 };
                 boxes[i] = [lo, hi];
-                let slot = &self.cache.node_aabb[i];
-                for (a, x) in slot.iter().zip([lo.x, lo.y, lo.z, hi.x, hi.y, hi.z]) {
-                    a.store(x.to_bits(), Ordering::Relaxed);
-                }
-                self.cache.node_stamp[i].store(epoch, Ordering::Release);
+                self.store_node_aabb(i, &Aabb::new(lo.into(), hi.into()));
             }
             self.cache.whole_stamp.store(epoch, Ordering::Release);
             self.cache
