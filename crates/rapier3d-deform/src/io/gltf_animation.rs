@@ -76,7 +76,9 @@ struct SlerpArc {
 }
 
 impl SlerpArc {
-    /// The arc from `a` to `b`, computed as [`slerp`] does.
+    /// The shorter arc from `a` to `b`: both normalised, `b` turned to `a`'s side, the angle
+    /// `θ = 2 atan2(|a − b|, |a + b|)` (accurate in `f32` even for nearly equal keyframes, where
+    /// `acos` of the dot product is not) and its sine.
     fn new(a: Quat, b: Quat) -> Self {
         let a = normalised(a);
         let mut b = normalised(b);
@@ -92,7 +94,7 @@ impl SlerpArc {
         }
     }
 
-    /// [`slerp`] of the arc's keyframes at `s`, bit for bit.
+    /// The point at `s` along the arc; below `1e-6` rad a normalised lerp.
     #[inline]
     fn at(&self, s: f32) -> Quat {
         let (a, b, theta, sin) = (self.a, self.b, self.theta, self.sin);
@@ -327,21 +329,10 @@ impl Sampler {
     }
 }
 
-/// Spherical linear interpolation along the shorter arc. The angle comes from
-/// `θ = 2 atan2(|a − b|, |a + b|)`, accurate in `f32` even for nearly equal keyframes (where
-/// `acos` of the dot product is not); below `1e-6` rad a normalised lerp is used.
+/// Spherical linear interpolation along the shorter arc ([`SlerpArc`], its angle derived on
+/// each call).
 fn slerp(a: Quat, b: Quat, s: f32) -> Quat {
-    let a = normalised(a);
-    let mut b = normalised(b);
-    if a.dot(b) < 0.0 {
-        b = -b;
-    }
-    let theta = 2.0 * (a - b).length().atan2((a + b).length());
-    if theta < 1e-6 {
-        return normalised(a + (b - a) * s);
-    }
-    let sin = theta.sin();
-    a * (((1.0 - s) * theta).sin() / sin) + b * ((s * theta).sin() / sin)
+    SlerpArc::new(a, b).at(s)
 }
 
 fn normalised(q: Quat) -> Quat {
