@@ -114,6 +114,80 @@ fn clip_pose_equals_per_vertex_skinning_on_every_sampled_frame() {
 }
 
 #[test]
+fn pose_clips_equals_pose_clip_per_character_and_reports_the_first_rejected_one() {
+    let asset = fox();
+    let clips = asset.clips.len();
+    let (mut many_world, mut one_world) = (world(), world());
+    let mut many: Vec<SkinnedCollider> = (0..5)
+        .map(|_| fox_collider(&asset, &mut many_world, |b| b.scale(0.01)))
+        .collect();
+    let mut one: Vec<SkinnedCollider> = (0..5)
+        .map(|_| fox_collider(&asset, &mut one_world, |b| b.scale(0.01)))
+        .collect();
+    let request = |step: usize, i: usize| ClipPose {
+        clip: (i + step) % clips,
+        t: 0.37 * i as f32 + 0.05 * step as f32,
+        time: if i.is_multiple_of(2) {
+            ClipTime::Loop
+        } else {
+            ClipTime::Clamp
+        },
+    };
+    let vertices = |w: &PhysicsWorld, cs: &[SkinnedCollider]| -> Vec<Vec<Vec3>> {
+        cs.iter().map(|c| shape(w, c).deformed_vertices()).collect()
+    };
+    for step in 0..4 {
+        SkinnedCollider::pose_clips(&mut many, &mut many_world.colliders, |i| request(step, i))
+            .unwrap();
+        for (i, c) in one.iter_mut().enumerate() {
+            let r = request(step, i);
+            c.pose_clip(&mut one_world.colliders, r.clip, r.t, r.time)
+                .unwrap();
+        }
+        assert_eq!(
+            vertices(&many_world, &many),
+            vertices(&one_world, &one),
+            "step {step}"
+        );
+    }
+    // Characters 1 (no such clip) and 3 (a non-finite time) are rejected: the first one's error
+    // comes back, both keep their pose, the others are posed.
+    let before = vertices(&many_world, &many);
+    let bad = |i: usize| match i {
+        1 => ClipPose {
+            clip: clips,
+            ..request(9, i)
+        },
+        3 => ClipPose {
+            t: f32::NAN,
+            ..request(9, i)
+        },
+        _ => request(9, i),
+    };
+    let err = SkinnedCollider::pose_clips(&mut many, &mut many_world.colliders, bad).unwrap_err();
+    assert!(
+        matches!(err, DeformError::IndexOutOfRange { what: "clip", index, len } if index == clips && len == clips),
+        "{err:?}"
+    );
+    let after = vertices(&many_world, &many);
+    for i in 0..5 {
+        if i == 1 || i == 3 {
+            assert_eq!(after[i], before[i], "character {i} kept its pose");
+        } else {
+            let r = request(9, i);
+            one[i]
+                .pose_clip(&mut one_world.colliders, r.clip, r.t, r.time)
+                .unwrap();
+            assert_eq!(
+                after[i],
+                shape(&one_world, &one[i]).deformed_vertices(),
+                "character {i}"
+            );
+        }
+    }
+}
+
+#[test]
 fn play_loops_and_pose_bones_matches_play() {
     let asset = fox();
     let mut world = world();

@@ -4,7 +4,7 @@ pub use rapier3d::prelude::*;
 
 pub use crate::bn_tree::{BnTree, BnTreeOptions, CullingMode};
 pub use crate::character::{
-    ClipTime, SkinnedCollider, SkinnedColliderBuilder, SurfaceVelocityHooks,
+    ClipPose, ClipTime, SkinnedCollider, SkinnedColliderBuilder, SurfaceVelocityHooks,
 };
 pub use crate::crash::{
     DeformableCollider, DeformableDesc, DeformableHandle, DentEvent, PipelineParams, PlasticAsset,

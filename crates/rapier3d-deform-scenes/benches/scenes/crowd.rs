@@ -11,7 +11,8 @@
 //! Two variants with the same bodies, stepped in lockstep (one step each in turn, so machine
 //! noise hits both alike):
 //!
-//! * **deformable**: what a game writes with the crate: `pose_clip` for every character,
+//! * **deformable**: what a game writes with the crate: `SkinnedCollider::pose_clips` (every
+//!   character's clip sampled, on rayon's threads with `parallel`),
 //!   `SurfaceVelocityHooks::update`, `step_with_events` with the hooks, then
 //!   `apply_normal_velocities`;
 //! * **rigid**: the same characters as fixed parry `TriMesh`es of their rest pose (nothing
@@ -25,7 +26,7 @@
 use super::output::load_average;
 use super::runner::{RunOptions, SceneReport, Section, max_at_60hz, median};
 use rapier3d_deform::character::{
-    ClipTime, SkinnedCollider, SkinnedColliderBuilder, SurfaceVelocityHooks,
+    ClipPose, ClipTime, SkinnedCollider, SkinnedColliderBuilder, SurfaceVelocityHooks,
 };
 use rapier3d_deform::io::{GltfScene, LoadOptions, load_gltf_scene};
 use rapier3d_deform::math::Vec3;
@@ -259,16 +260,15 @@ impl Crowd {
         let dt = self.world.integration_parameters.dt;
         match self.variant {
             Variant::Deformable => {
-                for (i, c) in self.characters.iter_mut().enumerate() {
-                    let phase = 0.137 * i as f32;
-                    c.pose_clip(
-                        &mut self.world.colliders,
-                        self.walk,
-                        phase + s as f32 * dt,
-                        ClipTime::Loop,
-                    )
-                    .unwrap_or_else(|e| panic!("{e}"));
-                }
+                let walk = self.walk;
+                SkinnedCollider::pose_clips(&mut self.characters, &mut self.world.colliders, |i| {
+                    ClipPose {
+                        clip: walk,
+                        t: 0.137 * i as f32 + s as f32 * dt,
+                        time: ClipTime::Loop,
+                    }
+                })
+                .unwrap_or_else(|e| panic!("{e}"));
                 self.hooks
                     .update(&self.world.colliders, dt)
                     .unwrap_or_else(|e| panic!("{e}"));
@@ -412,6 +412,26 @@ pub fn run(options: &RunOptions) -> SceneReport {
             },
         );
     }
+    #[cfg(feature = "parallel")]
+    {
+        let n = sizes.counts[sizes.counts.len() - 1];
+        let [one, two] = parallel_speedup(&scene, n, &sizes);
+        let stats = |xs: &[f64]| {
+            let (lo, hi) = xs
+                .iter()
+                .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+            (median(&mut xs.to_vec()), lo, hi)
+        };
+        let (m1, lo1, hi1) = stats(&one);
+        let (m2, lo2, hi2) = stats(&two);
+        report.metric(
+            leak(format!("parallel_speedup_{n}")),
+            m1 / m2,
+            format!(
+                "{n} Foxes, deformable: ms/step in a 1-thread pool ({m1:.3}, min–max {lo1:.3}–{hi1:.3}) / in a 2-thread pool ({m2:.3}, {lo2:.3}–{hi2:.3}), lockstep; Rapier's parallel step, posing by `SkinnedCollider::pose_clips` (target ≥ 1.6)"
+            ),
+        );
+    }
     report.metric(
         "steps",
         sizes.steps as f64,
@@ -431,6 +451,60 @@ pub fn run(options: &RunOptions) -> SceneReport {
     );
     report.sections.push(section);
     report
+}
+
+/// The `n`-Fox deformable crowd stepped in a one-thread and a two-thread rayon pool, in
+/// lockstep; each pool's mean ms/step per round. Both crowds must end in the same state (a
+/// parallel step is deterministic): positions and velocities of every ball are compared.
+#[cfg(feature = "parallel")]
+fn parallel_speedup(scene: &GltfScene, n: usize, sizes: &Sizes) -> [Vec<f64>; 2] {
+    let pool = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap_or_else(|e| panic!("rayon pool of {threads} threads: {e}"))
+    };
+    let pools = [pool(1), pool(2)];
+    let mut per_round = [Vec::new(), Vec::new()];
+    for round in 0..sizes.rounds {
+        let started = Instant::now();
+        let mut crowds: Vec<Crowd> = pools
+            .iter()
+            .map(|_| Crowd::new(Variant::Deformable, scene, n))
+            .collect();
+        let mut totals = [0.0f64; 2];
+        for s in 0..sizes.steps {
+            for k in 0..crowds.len() {
+                let i = (s + k) % crowds.len();
+                crowds[i].weather(s);
+                let crowd = &mut crowds[i];
+                totals[i] += pools[i].install(|| crowd.step(s));
+            }
+        }
+        let state = |c: &Crowd| -> Vec<[f32; 6]> {
+            c.balls
+                .iter()
+                .map(|&(h, _)| {
+                    let b = &c.world.bodies[h];
+                    let (p, v) = (b.translation(), b.linvel());
+                    [p.x, p.y, p.z, v.x, v.y, v.z]
+                })
+                .collect()
+        };
+        assert_eq!(
+            state(&crowds[0]),
+            state(&crowds[1]),
+            "crowd of {n}: one and two threads must end in the same state"
+        );
+        for (r, t) in per_round.iter_mut().zip(totals) {
+            r.push(t / sizes.steps as f64);
+        }
+        eprintln!(
+            "  round {round}, {n} characters, 1 vs 2 threads: {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    per_round
 }
 
 /// A metric name (the runner wants `'static` names; a bench process runs once).

@@ -1,4 +1,4 @@
-//! Contract: posing a glTF-rigged `SkinnedCollider` from a clip (`pose_clip`: the skeleton's world transforms into reusable buffers, then the O(bones) pose) and its self-collision query (`find_self_collisions`) allocate nothing once every frame has been visited once; in a Rapier step under falling balls, the skinned route (posing, the surface-velocity hooks, the crate's contact queries on pairs already in contact) allocates nothing; `Skeleton::world_transforms_into` equals `Skeleton::world_transforms` bit for bit.
+//! Contract: posing a glTF-rigged `SkinnedCollider` from a clip (`pose_clip`: the skeleton's world transforms into reusable buffers, then the O(bones) pose; with morph targets too; many characters at once with `pose_clips`) and its self-collision query (`find_self_collisions`) allocate nothing once every frame has been visited once; in a Rapier step under falling balls, the skinned route (posing, the surface-velocity hooks, the crate's contact queries on pairs already in contact) allocates nothing; `Skeleton::world_transforms_into` equals `Skeleton::world_transforms` bit for bit.
 
 use crate::counted_dispatcher::{self, Counted};
 use crate::counting_alloc;
@@ -6,8 +6,10 @@ use crate::counting_alloc;
 use rapier3d::parry::query::{DefaultQueryDispatcher, QueryDispatcher};
 use rapier3d::prelude::*;
 use rapier3d_deform::bn_tree::CullingMode;
-use rapier3d_deform::io::{LoadOptions, SkeletonScratch, load_gltf};
-use rapier3d_deform::prelude::{ClipTime, DeformDispatcher, SkinnedColliderBuilder};
+use rapier3d_deform::io::{LoadOptions, SkeletonScratch, load_gltf, load_gltf_scene};
+use rapier3d_deform::prelude::{
+    ClipPose, ClipTime, DeformDispatcher, SkinnedCollider, SkinnedColliderBuilder,
+};
 use rapier3d_deform_scenes::asset_path;
 use rapier3d_deform_scenes::characters::CharacterScene;
 
@@ -46,6 +48,53 @@ fn clip_posing_and_self_collision_queries_do_not_allocate_after_warm_up() {
         "{} frames, {pairs} self-collision pairs over both passes",
         frames.len()
     );
+}
+
+#[test]
+fn morph_clip_posing_and_posing_many_characters_do_not_allocate_after_warm_up() {
+    let (sphere, _) = load_gltf_scene(
+        asset_path("morph/AnimatedMorphSphere/AnimatedMorphSphere.gltf"),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    let (fox, _) = load_gltf_scene(asset_path("skinned/Fox.glb"), &LoadOptions::default()).unwrap();
+    let mut world = PhysicsWorld::new();
+    world.narrow_phase = DeformDispatcher::narrow_phase();
+    let mut characters: Vec<SkinnedCollider> = [&sphere, &fox, &fox, &sphere]
+        .iter()
+        .map(|s| {
+            SkinnedColliderBuilder::from_scene(s)
+                .unwrap()
+                .build(&mut world)
+                .unwrap()
+        })
+        .collect();
+    assert!(characters[0].morph_targets().is_some(), "the sphere morphs");
+    // Every clip of each character, sampled at 10 times.
+    let clips: Vec<usize> = characters.iter().map(|c| c.clip_names().count()).collect();
+    let frames: Vec<(usize, f32)> = (0..3)
+        .flat_map(|c| (0..10).map(move |k| (c, 0.11 * k as f32)))
+        .collect();
+    // Counted on the calling thread: with `parallel`, the staging on rayon's workers is not seen
+    // (the serial build runs everything here).
+    for pass in 0..2 {
+        for &(c, t) in &frames {
+            let before = counting_alloc::allocations();
+            characters[0]
+                .pose_clip(&mut world.colliders, c % clips[0], t, ClipTime::Loop)
+                .unwrap();
+            SkinnedCollider::pose_clips(&mut characters, &mut world.colliders, |i| ClipPose {
+                clip: (c + i) % clips[i],
+                t: t + 0.2 * i as f32,
+                time: ClipTime::Loop,
+            })
+            .unwrap();
+            let allocated = counting_alloc::allocations() - before;
+            if pass == 1 {
+                assert_eq!(allocated, 0, "clip {c} t {t}: {allocated} allocations");
+            }
+        }
+    }
 }
 
 #[test]

@@ -52,16 +52,23 @@ impl Rig {
         }));
     }
 
-    fn morph_weights(&self, clip: Option<&AnimationClip>, t: f32, out: &mut [f32]) {
-        let mut scratch = Vec::new();
+    /// The morph weights at time `t` of `clip` (the defaults without one), through `scratch`:
+    /// no allocation once it has grown.
+    fn morph_weights(
+        &self,
+        clip: Option<&AnimationClip>,
+        t: f32,
+        scratch: &mut Vec<f32>,
+        out: &mut [f32],
+    ) {
         for (node, first, defaults) in &self.morph_nodes {
             let Some(slot) = out.get_mut(*first..*first + defaults.len()) else {
                 continue;
             };
-            if clip.is_some_and(|c| c.morph_weights_into(*node, t, &mut scratch))
+            if clip.is_some_and(|c| c.morph_weights_into(*node, t, scratch))
                 && scratch.len() == defaults.len()
             {
-                slot.copy_from_slice(&scratch);
+                slot.copy_from_slice(scratch);
             } else {
                 slot.copy_from_slice(defaults);
             }
@@ -80,6 +87,17 @@ struct SelfCollisions {
     rest: Vec<[u32; 2]>,
     /// Leave the bind pose's pairs out of the results.
     ignore_rest: bool,
+}
+
+/// One character's clip and time for [`SkinnedCollider::pose_clips`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClipPose {
+    /// The clip's index among the character's clips ([`SkinnedCollider::clip_names`]).
+    pub clip: usize,
+    /// The time in the clip (seconds).
+    pub t: f32,
+    /// How a time outside the clip is mapped into it.
+    pub time: ClipTime,
 }
 
 /// How a clip time outside `[0, duration]` is mapped into it.
@@ -493,6 +511,7 @@ impl SkinnedColliderBuilder {
             pose_buffers: PoseBuffers::default(),
             root: self.root,
             bones: Vec::new(),
+            stage_error: None,
             self_collisions: match self.self_collisions {
                 Some(mode) => {
                     // The bind pose: every skinning transform the identity.
@@ -566,6 +585,8 @@ pub struct SkinnedCollider {
     root: Affine,
     bones: Vec<Affine>,
     self_collisions: Option<SelfCollisions>,
+    /// What [`Self::pose_clips`] staging rejected for this collider, until its write phase.
+    stage_error: Option<DeformError>,
 }
 
 /// The buffers [`SkinnedCollider::pose_clip`] reuses from pose to pose.
@@ -574,6 +595,8 @@ struct PoseBuffers {
     scratch: SkeletonScratch,
     node_world: Vec<Affine>,
     bones: Vec<Affine>,
+    morph_weights: Vec<f32>,
+    morph_scratch: Vec<f32>,
 }
 
 impl SkinnedCollider {
@@ -642,6 +665,59 @@ impl SkinnedCollider {
         t: f32,
         time: ClipTime,
     ) -> Result<()> {
+        self.stage_clip(clip, t, time)?;
+        self.write_pose(colliders)
+    }
+
+    /// Poses many colliders from their clips: `pose_of(i)` gives character `i`'s clip and time.
+    /// Sampling the clips and the bone products (the bulk of posing) run on rayon's threads with
+    /// the `parallel` feature, one character per task; the writes into `colliders` follow on the
+    /// calling thread in slice order. The result equals [`Self::pose_clip`] called on each
+    /// character in turn.
+    ///
+    /// # Errors
+    /// The error of the first character (in slice order) whose pose was rejected, as
+    /// [`Self::pose_clip`]; a rejected character keeps its previous pose, every other one is
+    /// posed.
+    ///
+    /// # Performance
+    /// As [`Self::pose_clip`] per character, spread over the threads; no allocation after
+    /// warm-up.
+    pub fn pose_clips<F>(
+        characters: &mut [SkinnedCollider],
+        colliders: &mut ColliderSet,
+        pose_of: F,
+    ) -> Result<()>
+    where
+        F: Fn(usize) -> ClipPose + Sync,
+    {
+        let stage = |(i, c): (usize, &mut SkinnedCollider)| {
+            let p = pose_of(i);
+            c.stage_error = c.stage_clip(p.clip, p.t, p.time).err();
+        };
+        #[cfg(feature = "parallel")]
+        {
+            use rayon::prelude::*;
+            characters.par_iter_mut().enumerate().for_each(stage);
+        }
+        #[cfg(not(feature = "parallel"))]
+        characters.iter_mut().enumerate().for_each(stage);
+        let mut first = None;
+        for c in characters.iter_mut() {
+            let written = match c.stage_error.take() {
+                Some(e) => Err(e),
+                None => c.write_pose(colliders),
+            };
+            if let Err(e) = written {
+                first.get_or_insert(e);
+            }
+        }
+        first.map_or(Ok(()), Err)
+    }
+
+    /// The skin's transforms (and morph weights) at time `t` of clip number `clip`; the collider
+    /// in the world is not touched ([`Self::write_pose`] does that).
+    fn stage_clip(&mut self, clip: usize, t: f32, time: ClipTime) -> Result<()> {
         if !t.is_finite() {
             return Err(DeformError::InvalidParameter {
                 name: "clip time",
@@ -665,14 +741,40 @@ impl SkinnedCollider {
         let mut bones = std::mem::take(&mut self.pose_buffers.bones);
         rig.bones(Some(clip), t, &mut self.pose_buffers, &mut bones);
         let result = if self.morph.is_none() {
-            self.pose_bones(colliders, &bones)
+            self.stage_bones(&bones)
         } else {
-            let mut weights = self.morph_weights.clone();
-            rig.morph_weights(Some(clip), t, &mut weights);
-            self.pose_bones_and_morphs(colliders, &bones, &weights)
+            let mut weights = std::mem::take(&mut self.pose_buffers.morph_weights);
+            weights.clear();
+            weights.extend_from_slice(&self.morph_weights);
+            rig.morph_weights(
+                Some(clip),
+                t,
+                &mut self.pose_buffers.morph_scratch,
+                &mut weights,
+            );
+            let staged = self.stage_bones_and_morphs(&bones, &weights);
+            self.pose_buffers.morph_weights = weights;
+            staged
         };
         self.pose_buffers.bones = bones;
         result
+    }
+
+    /// The skin's transforms from the bones' world transforms in the model's space (the model
+    /// transform applied on top); nothing changes on error.
+    fn stage_bones(&mut self, bones: &[Affine]) -> Result<()> {
+        self.bones.clear();
+        self.bones
+            .extend(bones.iter().map(|b| self.root.compose(b)));
+        self.skin.set_bone_transforms(&self.bones)
+    }
+
+    /// [`Self::stage_bones`] and the morph weights; nothing changes on error.
+    fn stage_bones_and_morphs(&mut self, bones: &[Affine], morph_weights: &[f32]) -> Result<()> {
+        crate::deformation::check_target_weights(morph_weights, self.morph_weights.len())?;
+        self.stage_bones(bones)?;
+        self.morph_weights.copy_from_slice(morph_weights);
+        Ok(())
     }
 
     /// Poses the collider at time `t` (seconds) of the clip called `name`, looping or clamping
@@ -783,12 +885,7 @@ impl SkinnedCollider {
         bones: &[Affine],
         morph_weights: &[f32],
     ) -> Result<()> {
-        crate::deformation::check_target_weights(morph_weights, self.morph_weights.len())?;
-        self.bones.clear();
-        self.bones
-            .extend(bones.iter().map(|b| self.root.compose(b)));
-        self.skin.set_bone_transforms(&self.bones)?;
-        self.morph_weights.copy_from_slice(morph_weights);
+        self.stage_bones_and_morphs(bones, morph_weights)?;
         self.write_pose(colliders)
     }
 
@@ -830,10 +927,7 @@ impl SkinnedCollider {
     /// # Performance
     /// O(bones); no vertex is deformed.
     pub fn pose_bones(&mut self, colliders: &mut ColliderSet, bones: &[Affine]) -> Result<()> {
-        self.bones.clear();
-        self.bones
-            .extend(bones.iter().map(|b| self.root.compose(b)));
-        self.skin.set_bone_transforms(&self.bones)?;
+        self.stage_bones(bones)?;
         self.write_pose(colliders)
     }
 
@@ -908,7 +1002,12 @@ impl SkinnedCollider {
             Some(rig) => {
                 let mut rest = Vec::new();
                 rig.bones(None, 0.0, &mut self.pose_buffers, &mut rest);
-                rig.morph_weights(None, 0.0, &mut self.morph_weights);
+                rig.morph_weights(
+                    None,
+                    0.0,
+                    &mut self.pose_buffers.morph_scratch,
+                    &mut self.morph_weights,
+                );
                 self.bones.extend(rest.iter().map(|b| self.root.compose(b)));
                 self.skin.set_bone_transforms(&self.bones)
             }

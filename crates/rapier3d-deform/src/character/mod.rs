@@ -45,7 +45,7 @@ mod pose;
 mod self_collisions;
 mod surface_velocity;
 
-pub use collider::{ClipTime, SkinnedCollider, SkinnedColliderBuilder};
+pub use collider::{ClipPose, ClipTime, SkinnedCollider, SkinnedColliderBuilder};
 pub use pose::{MeshPoseUpdate, pose_deformable_mesh, pose_deformable_mesh_with_morphs};
 pub use self_collisions::DeformableMeshSelfCollisions;
 pub use surface_velocity::SurfaceVelocityHooks;
