@@ -6,8 +6,9 @@
 //! from a clip time (looping or clamping), [`SkinnedCollider::pose_rest`] and
 //! [`SkinnedCollider::pose_bind`] without a clip, [`SkinnedCollider::pose_bones`] and
 //! [`SkinnedCollider::pose_nodes`] from the game's own transforms,
-//! [`SkinnedCollider::set_morph_weights`] from its morph weights. Underneath, and for colliders
-//! built by hand:
+//! [`SkinnedCollider::set_morph_weights`] from its morph weights. A crowd is posed in one call,
+//! [`SkinnedCollider::pose_clips`], which samples every character's clip on rayon's threads with
+//! the `parallel` feature. Underneath, and for colliders built by hand:
 //!
 //! A [`crate::shape::DeformableMeshShape`] collider driven by the game (bone transforms of a
 //! skinned character, example transforms × bones) is posed once per step with
@@ -35,7 +36,7 @@
 //!
 //! | file | step |
 //! |---|---|
-//! | `collider.rs` | [`SkinnedCollider`], [`SkinnedColliderBuilder`]: the collider a game holds |
+//! | `collider.rs` | [`SkinnedCollider`], [`SkinnedColliderBuilder`]: the collider a game holds; [`ClipPose`]: one character's clip time for [`SkinnedCollider::pose_clips`] |
 //! | `pose.rs` | [`pose_deformable_mesh`], [`pose_deformable_mesh_with_morphs`]: new governors (and morph weights) through Rapier's `SHAPE` flag |
 //! | `self_collisions.rs` | [`DeformableMeshSelfCollisions`]: one BN-Tree query per registered mesh |
 //! | `surface_velocity.rs` | [`SurfaceVelocityHooks`]: the surface's velocity at each contact from two consecutive poses, given to Rapier's solver (tangential part, `PhysicsHooks`) and to the bodies it catches (normal part) |
