@@ -1,4 +1,4 @@
-//! Contract: `DeformableMeshShape::update_vertex_weights` changes vertex weights locally — only the changed vertices and the node boxes above them are recomputed (counted), every node box still contains its deformed vertices (the O(m) data precomputed from the old weights is dropped where it no longer holds), positions equal an independent evaluation with the new weights, the shared tree is copied on write, and bad rows change nothing; `new_self_collisions` after a change equals "brute-force pairs after minus pairs before", on a folded tube with random weight changes (fixed seeds).
+//! Contract: `DeformableMeshShape::update_vertex_weights` changes vertex weights locally — only the changed vertices and the node boxes above them are recomputed (counted), every node box still contains its deformed vertices (the O(m) data precomputed from the old weights is dropped where it no longer holds), positions equal an independent evaluation with the new weights, the shared tree is copied on write, and bad rows change nothing; on a tree refit whole, the changed vertices and the boxes above them are refit in place, bit-identical to a fresh whole refit under the new weights; `new_self_collisions` after a change equals "brute-force pairs after minus pairs before", on a folded tube with random weight changes (fixed seeds).
 
 use crate::common;
 
@@ -178,6 +178,103 @@ fn a_weight_change_is_local_conservative_and_copy_on_write() {
         "a failed update invalidated a vertex"
     );
     assert_eq!(shape.vertex(changed[1]), position_before);
+}
+
+/// The tube's tree without O(m) data at any node: refit whole.
+fn whole_refit_tree() -> Arc<BnTree> {
+    let mesh = tube(LENGTH, 40, 16);
+    let weights = tube_weights(&mesh, BONES, LENGTH, 4);
+    let options = BnTreeOptions {
+        governor_cost: f32::MAX,
+        ..Default::default()
+    };
+    Arc::new(BnTree::build_with(&mesh, mesh.positions(), &weights, options).unwrap())
+}
+
+#[test]
+fn weight_changes_refit_a_whole_refit_tree_like_a_fresh_refit_bit_for_bit() {
+    let tree = whole_refit_tree();
+    assert_eq!(tree.governor_bounded_nodes(), 0);
+    let n = tree.rest_positions().len() as u32;
+    let nodes = tree.nodes().len() as u64;
+    let bits = |p: Vec3| p.to_array().map(f32::to_bits);
+    let mut r = rng(1514);
+    let mut governors = fold(0.3);
+    let mut shape = DeformableMeshShape::new(tree.clone(), &governors).unwrap();
+    let (mut changed, mut moved) = (Vec::new(), 0usize);
+    for round in 0..16 {
+        if round % 4 == 3 {
+            governors = fold(0.3 + 0.15 * round as f32);
+            shape.set_governors(&governors).unwrap();
+        }
+        // The whole-mesh refit of the epoch (the first round of an epoch), or nothing.
+        let _ = shape.node_aabb(0);
+        // Random vertices (repeats allowed), each given a random convex row.
+        changed.clear();
+        let k = r.random_range(1..=60);
+        changed.extend((0..k).map(|_| r.random_range(0..n)));
+        let old: Vec<Vec3> = changed.iter().map(|&v| shape.vertex(v)).collect();
+        let before = shape.refit_stats();
+        shape
+            .update_vertex_weights(&changed, |_, row| {
+                for w in row.iter_mut() {
+                    *w = if r.random_bool(0.3) {
+                        0.0
+                    } else {
+                        r.random_range(0.01..1.0f32)
+                    };
+                }
+                let sum: f32 = row.iter().sum();
+                if sum == 0.0 {
+                    row[0] = 1.0;
+                } else {
+                    row.iter_mut().for_each(|w| *w /= sum);
+                }
+            })
+            .unwrap();
+        let after = shape.refit_stats();
+        // Refit in place: one deformation per changed entry and the boxes above them.
+        assert_eq!(
+            after.vertices_deformed - before.vertices_deformed,
+            changed.len() as u64,
+            "round {round}: not an incremental refit"
+        );
+        let refits = after.node_refits - before.node_refits;
+        assert!(refits > 0 && refits < nodes, "round {round}: {refits}");
+        moved += changed
+            .iter()
+            .zip(&old)
+            .filter(|&(&v, &p)| bits(shape.vertex(v)) != bits(p))
+            .count();
+        // A fresh shape on the new weights refits whole from scratch.
+        let fresh = DeformableMeshShape::new(shape.tree().clone(), &governors).unwrap();
+        let _ = fresh.node_aabb(0);
+        assert_eq!(fresh.refit_stats().vertices_deformed, n as u64);
+        for v in 0..n {
+            assert_eq!(
+                bits(shape.vertex(v)),
+                bits(fresh.vertex(v)),
+                "round {round} vertex {v}"
+            );
+        }
+        for i in 0..nodes as u32 {
+            let (a, b) = (shape.node_aabb(i), fresh.node_aabb(i));
+            assert_eq!(
+                (bits(a.mins), bits(a.maxs)),
+                (bits(b.mins), bits(b.maxs)),
+                "round {round} node {i}"
+            );
+        }
+        let root = shape.compute_local_aabb();
+        let root_fresh = fresh.node_aabb(0);
+        assert_eq!(
+            (bits(root.mins), bits(root.maxs)),
+            (bits(root_fresh.mins), bits(root_fresh.maxs))
+        );
+        // Reading every vertex and box refit nothing more: every cache was current.
+        assert_eq!(shape.refit_stats(), after, "round {round}");
+    }
+    assert!(moved > 100, "the changes moved only {moved} vertices");
 }
 
 #[test]

@@ -89,7 +89,7 @@ impl LazyCache {
         }
     }
 
-    fn clear_stamps(&mut self) {
+    pub(super) fn clear_stamps(&mut self) {
         for s in self
             .node_stamp
             .iter_mut()
@@ -160,13 +160,15 @@ pub struct DeformableMeshShape {
     /// No internal node of the tree has O(m) data: the first node box of an epoch refits the
     /// whole mesh in one pass ([`Self::refit_whole`]), and leaf triangles are read from the
     /// vertex cache.
-    whole_refit: bool,
+    pub(super) whole_refit: bool,
     /// Per leaf, its vertices' rest positions and weights packed (copy-on-write like the tree).
     pub(super) blocks: Arc<LeafBlocks>,
     /// Vertex → leaves and vertex → triangles, built on first use, shared by clones.
     pub(super) incidence: Arc<OnceLock<MeshIncidence>>,
     /// Scratch rows of [`Self::update_vertex_weights`].
     pub(super) weight_scratch: Vec<f32>,
+    /// Scratch of [`Self::update_vertex_weights`]: the nodes above the changed vertices.
+    pub(super) dirty_nodes: Vec<u32>,
     /// Morph targets applied before the governors, with their per-node margins.
     morph: Option<Arc<ShapeMorph>>,
     /// Current morph weights (empty without morph targets).
@@ -272,6 +274,7 @@ impl Clone for DeformableMeshShape {
             blocks: self.blocks.clone(),
             incidence: self.incidence.clone(),
             weight_scratch: Vec::new(),
+            dirty_nodes: Vec::new(),
             morph: self.morph.clone(),
             morph_weights: self.morph_weights.clone(),
             fix_internal_edges: self.fix_internal_edges,
@@ -358,6 +361,7 @@ impl DeformableMeshShape {
             blocks,
             incidence: Arc::new(OnceLock::new()),
             weight_scratch: Vec::new(),
+            dirty_nodes: Vec::new(),
             morph: None,
             morph_weights: Vec::new(),
             fix_internal_edges: false,

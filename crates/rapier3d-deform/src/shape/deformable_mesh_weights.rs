@@ -1,4 +1,4 @@
-//! Per-vertex weight changes of a `DeformableMeshShape` (example weights under plasticity): rows replaced in a copy-on-write tree, only the changed vertices and the boxes above them invalidated.
+//! Per-vertex weight changes of a `DeformableMeshShape` (example weights under plasticity): rows replaced in a copy-on-write tree, only the changed vertices and the boxes above them invalidated (or, on a tree refit whole, refit in place).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -18,7 +18,11 @@ impl DeformableMeshShape {
     /// nodes above them are invalidated; every other cached box stays valid. The O(m) bound data
     /// of those nodes, precomputed from the old weights, is dropped (they bound themselves from
     /// their children from then on, see [`crate::bn_tree::BnTree::set_vertex_weights`]), and
-    /// the root box becomes the lazy box of the root node.
+    /// the root box becomes the lazy box of the root node. On a tree refit whole (no O(m) data
+    /// at internal nodes) whose whole-mesh refit of the epoch is current, the changed vertices
+    /// are deformed again and the boxes on their paths to the root recomputed here, in place:
+    /// the caches then equal a whole refit under the new weights bit for bit, and every other
+    /// vertex and box stays.
     ///
     /// The tree is copy-on-write: the first change of a shape whose tree is shared (by clones or
     /// other colliders) copies it once (O(tree)); later changes are in place.
@@ -31,7 +35,8 @@ impl DeformableMeshShape {
     ///
     /// # Performance
     /// O(Σ row lengths + Σ leaves of the vertices · (depth + leaf vertices)), plus the lazy root box (the nodes
-    /// on the changed paths); O(T) once to build the vertex incidence, O(tree) once for the
+    /// on the changed paths; on a tree refit whole, the changed vertices' influences and the
+    /// slots of their leaves); O(T) once to build the vertex incidence, O(tree) once for the
     /// copy of a shared tree and its leaf blocks. No allocation after the first call.
     pub fn update_vertex_weights(
         &mut self,
@@ -65,13 +70,24 @@ impl DeformableMeshShape {
             .get()
             .expect("the incidence was just built")
             .leaves;
+        // With the whole-mesh refit of this epoch current, every node box is: the changed
+        // vertices and the boxes above them are refit in place below, everything else stays.
+        let incremental = self.whole_refit_is_current();
+        let mut dirty = std::mem::take(&mut self.dirty_nodes);
+        dirty.clear();
         let tree = Arc::make_mut(&mut self.tree);
         let blocks = Arc::make_mut(&mut self.blocks);
         let mut offset = 0;
         for &v in vertices {
             let len = tree.weights().row(v as usize).1.len();
             let row = &scratch[offset..offset + len];
-            tree.set_vertex_weights(v as usize, row, leaves)?;
+            if let Err(e) = tree.set_vertex_weights(v as usize, row, leaves) {
+                // Not expected (every row was checked): leave no cache claiming to be current.
+                self.cache.clear_stamps();
+                self.weight_scratch = scratch;
+                self.dirty_nodes = dirty;
+                return Err(e);
+            }
             offset += len;
             *self.cache.vertex_stamp[v as usize].get_mut() = 0;
             for &leaf in leaves.of(v) {
@@ -79,18 +95,32 @@ impl DeformableMeshShape {
                 debug_assert!(held, "leaf {leaf} of vertex {v} has no slot for it");
                 let mut i = leaf;
                 while i != u32::MAX {
-                    *self.cache.node_stamp[i as usize].get_mut() = 0;
+                    let stamp = self.cache.node_stamp[i as usize].get_mut();
+                    if incremental {
+                        // Every stamp was current: a cleared one marks a node already listed,
+                        // and its ancestors with it.
+                        if *stamp == 0 {
+                            break;
+                        }
+                        dirty.push(i);
+                    }
+                    *stamp = 0;
                     i = tree.nodes()[i as usize].parent;
                 }
             }
         }
         self.weight_scratch = scratch;
         if !vertices.is_empty() {
-            // A whole-mesh refit of this epoch no longer holds for the changed vertices.
-            *self.cache.whole_stamp.get_mut() = 0;
+            if incremental {
+                self.refit_whole_changed(vertices, &mut dirty);
+            } else {
+                // A whole-mesh refit of this epoch no longer holds for the changed vertices.
+                *self.cache.whole_stamp.get_mut() = 0;
+            }
             self.root_stale = true;
             self.root_aabb = self.compute_root_aabb();
         }
+        self.dirty_nodes = dirty;
         Ok(())
     }
 
@@ -101,6 +131,7 @@ impl DeformableMeshShape {
             .vertex_stamp
             .get(v as usize)
             .is_some_and(|s| s.load(Ordering::Relaxed) == self.epoch())
+            || (v < self.tree.rest_positions().len() as u32 && self.whole_refit_is_current())
     }
 }
 

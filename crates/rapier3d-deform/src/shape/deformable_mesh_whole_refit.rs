@@ -1,4 +1,4 @@
-//! Whole-mesh refit of a `DeformableMeshShape` whose BN-Tree has no O(m) data at internal nodes: every vertex deformed once in one tight loop, then every node box bottom-up, in one pass per epoch.
+//! Whole-mesh refit of a `DeformableMeshShape` whose BN-Tree has no O(m) data at internal nodes: every vertex deformed once in one tight loop, then every node box bottom-up, in one pass per epoch; after a weight change within the epoch, only the changed vertices and the boxes above them, with the same arithmetic.
 //!
 //! BN-Tree §4.2–4.3 update boxes on demand, from the governors (O(m)) where a node has patch
 //! data and bottom-up below that front. When no internal node has patch data (small meshes:
@@ -11,6 +11,13 @@
 //! by gathering their vertices, internal nodes from their children, in reverse depth-first
 //! order). Each vertex is computed with the operations of the leaf refit in the same order, so
 //! boxes and triangles are bit-identical to the leaf-by-leaf path's.
+//!
+//! Weights change within an epoch (plasticity re-weights a few hundred vertices of a dent per
+//! step, the governors stay). Redoing the whole pass would deform every vertex again; instead
+//! the changed vertices are deformed by the same formula, their leaves' boxes are gathered
+//! again from the vertex cache in slot order and their ancestors' boxes are unions of their
+//! children's, children first: the caches equal a whole refit under the new weights, bit for
+//! bit.
 
 use std::cell::RefCell;
 use std::sync::atomic::Ordering;
@@ -19,7 +26,7 @@ use rapier3d::parry::bounding_volume::Aabb;
 use rapier3d::parry::glamx::Vec3A;
 
 use super::DeformableMeshShape;
-use super::deformable_mesh_shape::store_point;
+use super::deformable_mesh_shape::{load_point, store_point};
 use crate::deformation::MorphDeltas;
 use crate::governor::{ConvexWeights, WideAffine, blend_wide_a};
 use crate::math::Vec3;
@@ -68,20 +75,8 @@ impl DeformableMeshShape {
             // Depth-first order: children after their parent, so reverse order sees them first.
             for i in (0..nodes.len()).rev() {
                 let [lo, hi] = match nodes[i].children {
-                    None => {
-                        let mut lo = Vec3A::splat(f32::MAX);
-                        let mut hi = Vec3A::splat(f32::MIN);
-                        for &v in self.blocks.slot_vertices(i) {
-                            let p = points[v as usize];
-                            lo = lo.min(p);
-                            hi = hi.max(p);
-                        }
-                        [lo, hi]
-                    }
-                    Some([l, r]) => {
-                        let ([l0, l1], [r0, r1]) = (boxes[l as usize], boxes[r as usize]);
-                        [l0.min(r0), l1.max(r1)]
-                    }
+                    None => self.leaf_box(i, |v| points[v as usize]),
+                    Some([l, r]) => union(boxes[l as usize], boxes[r as usize]),
                 };
                 boxes[i] = [lo, hi];
                 self.store_node_aabb(i, &Aabb::new(lo.into(), hi.into()));
@@ -96,6 +91,81 @@ impl DeformableMeshShape {
             let [lo, hi] = boxes[want];
             Aabb::new(lo.into(), hi.into())
         })
+    }
+}
+
+impl DeformableMeshShape {
+    /// The box of leaf `leaf`: its slots' vertices (positions given by `point`) in slot order.
+    ///
+    /// # Performance
+    /// O(slots of the leaf).
+    #[inline(always)]
+    fn leaf_box(&self, leaf: usize, point: impl Fn(u32) -> Vec3A) -> [Vec3A; 2] {
+        let mut lo = Vec3A::splat(f32::MAX);
+        let mut hi = Vec3A::splat(f32::MIN);
+        for &v in self.blocks.slot_vertices(leaf) {
+            let p = point(v);
+            lo = lo.min(p);
+            hi = hi.max(p);
+        }
+        [lo, hi]
+    }
+
+    /// Node `i`'s cached box as corners.
+    #[inline]
+    fn cached_box(&self, i: usize) -> [Vec3A; 2] {
+        let slot = &self.cache.node_aabb[i];
+        let f = |k: usize| f32::from_bits(slot[k].load(Ordering::Relaxed));
+        [Vec3A::new(f(0), f(1), f(2)), Vec3A::new(f(3), f(4), f(5))]
+    }
+
+    /// Whether the whole-mesh refit of the current epoch is in the caches (every vertex and
+    /// every node box current).
+    pub(super) fn whole_refit_is_current(&self) -> bool {
+        self.whole_refit && self.cache.whole_stamp.load(Ordering::Acquire) == self.epoch()
+    }
+
+    /// After the weight rows of `vertices` changed while the whole-mesh refit of this epoch was
+    /// current ([`Self::whole_refit_is_current`]): deforms those vertices again into the vertex
+    /// cache and recomputes the boxes of `dirty` (the leaves holding them and every ancestor,
+    /// each once, in any order; sorted here), so that the caches equal a whole refit under the
+    /// new weights, bit for bit: each vertex by the formula of the whole refit, each leaf box
+    /// over its slots in slot order, each internal box as the union of its children's, children
+    /// first. The whole-mesh stamp stays current.
+    ///
+    /// # Performance
+    /// O(Σ influences of `vertices` + Σ slots of the dirty leaves + dirty nodes · log), no
+    /// allocation.
+    pub(super) fn refit_whole_changed(&mut self, vertices: &[u32], dirty: &mut [u32]) {
+        let tree = &*self.tree;
+        let rest = tree.rest_positions();
+        let weights = tree.weights();
+        let morph = self.morph_targets().map(|m| (m, self.morph_weights()));
+        for &v in vertices {
+            let (g, w) = weights.row(v as usize);
+            let p = skin_vertex(
+                v as usize,
+                rest[v as usize],
+                g,
+                w,
+                &self.wide_governors,
+                morph,
+            );
+            store_point(&self.cache.vertex[v as usize], p.into());
+        }
+        // Depth-first order: children after their parent, so decreasing indices see them first.
+        dirty.sort_unstable_by(|a, b| b.cmp(a));
+        let nodes = tree.nodes();
+        for &i in dirty.iter() {
+            let i = i as usize;
+            let [lo, hi] = match nodes[i].children {
+                None => self.leaf_box(i, |v| load_point(&self.cache.vertex[v as usize]).into()),
+                Some([l, r]) => union(self.cached_box(l as usize), self.cached_box(r as usize)),
+            };
+            self.store_node_aabb(i, &Aabb::new(lo.into(), hi.into()));
+        }
+        *self.cache.node_refits.get_mut() += dirty.len() as u64;
+        *self.cache.vertices_deformed.get_mut() += vertices.len() as u64;
     }
 }
 
@@ -127,10 +197,34 @@ fn skin_all(
             break;
         };
         (gs, ws) = (g_rest, w_rest);
-        let p0 = match morph {
-            None => p0,
-            Some((m, mw)) => m.displace_with(mw, v, p0),
-        };
-        *o = blend_wide_a(p0, g.iter().copied().zip(w.iter().copied()), governors);
+        *o = skin_vertex(v, p0, g, w, governors, morph);
     }
+}
+
+/// Vertex `v` (rest point `p0`, influences `g`, `w`) morphed when `morph` is given, then
+/// deformed by `governors`: the one formula of [`skin_all`] and of the refit after weight
+/// changes, so both give the same bits.
+///
+/// # Performance
+/// O(influences (+ morph targets of the vertex)).
+#[inline(always)]
+fn skin_vertex(
+    v: usize,
+    p0: Vec3,
+    g: &[u32],
+    w: &[f32],
+    governors: &[WideAffine],
+    morph: Option<(&MorphDeltas, &[f32])>,
+) -> Vec3A {
+    let p0 = match morph {
+        None => p0,
+        Some((m, mw)) => m.displace_with(mw, v, p0),
+    };
+    blend_wide_a(p0, g.iter().copied().zip(w.iter().copied()), governors)
+}
+
+/// The box of two boxes (`[min, max]` corners), as every internal node's box is computed.
+#[inline(always)]
+fn union([l0, l1]: [Vec3A; 2], [r0, r1]: [Vec3A; 2]) -> [Vec3A; 2] {
+    [l0.min(r0), l1.max(r1)]
 }
