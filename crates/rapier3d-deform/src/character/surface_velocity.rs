@@ -87,9 +87,10 @@
 
 use rapier3d::dynamics::{IntegrationParameters, SpringCoefficients};
 use rapier3d::geometry::{ColliderHandle, ColliderSet};
-use rapier3d::math::Real;
+use rapier3d::math::{Pose, Real};
 use rapier3d::pipeline::{ActiveHooks, ContactModificationContext, PhysicsHooks, PhysicsWorld};
 
+use crate::deformation::MorphDeltas;
 use crate::error::{DeformError, Result};
 use crate::governor::Affine;
 use crate::math::{Mat3, Vec3};
@@ -399,6 +400,9 @@ impl SurfaceVelocityHooks {
             let Some(mesh_co) = world.colliders.get(t.collider) else {
                 continue;
             };
+            let Some(shape) = mesh_co.shape().as_shape::<DeformableMeshShape>() else {
+                continue;
+            };
             let mesh_pose = *mesh_co.position();
             let mesh_body = mesh_co.parent();
             for pair in world.narrow_phase.contact_pairs_with(t.collider) {
@@ -442,8 +446,7 @@ impl SurfaceVelocityHooks {
                         } else {
                             point.local_p2
                         };
-                        let Some((v, face)) =
-                            t.velocity_and_normal_at(&world.colliders, triangle, local)
+                        let Some((v, face)) = t.velocity_and_normal_at(shape, triangle, local)
                         else {
                             continue;
                         };
@@ -480,40 +483,32 @@ impl SurfaceVelocityHooks {
         }
         applied
     }
-
-    /// The world-space deformation velocity of tracked collider `collider` at world point
-    /// `point` on triangle `triangle` (see [`Self::surface_velocity`]); zero for an untracked
-    /// collider.
-    fn world_velocity(
-        &self,
-        colliders: &ColliderSet,
-        collider: ColliderHandle,
-        triangle: u32,
-        point: Vec3,
-    ) -> Vec3 {
-        let Some(co) = colliders.get(collider) else {
-            return Vec3::ZERO;
-        };
-        let pose = co.position();
-        let local = pose.inverse_transform_point(point);
-        self.surface_velocity(colliders, collider, triangle, local)
-            .map_or(Vec3::ZERO, |v| pose.rotation * v)
-    }
 }
 
 impl Tracked {
-    /// [`Self::velocity_at`] on the tracked collider's shape in `colliders`, with the unit
-    /// normal of the posed triangle (collider frame, the winding's orientation).
+    /// The world-space deformation velocity of the tracked collider (shape `shape` at `pose`)
+    /// at world point `point` on triangle `triangle` (see
+    /// [`SurfaceVelocityHooks::surface_velocity`]); zero where that has none.
+    fn world_velocity(
+        &self,
+        shape: &DeformableMeshShape,
+        pose: &Pose,
+        triangle: u32,
+        point: Vec3,
+    ) -> Vec3 {
+        let local = pose.inverse_transform_point(point);
+        self.velocity_at(shape, triangle, local)
+            .map_or(Vec3::ZERO, |v| pose.rotation * v)
+    }
+
+    /// [`Self::velocity_at`] on the tracked collider's shape `shape`, with the unit normal of
+    /// the posed triangle (collider frame, the winding's orientation).
     fn velocity_and_normal_at(
         &self,
-        colliders: &ColliderSet,
+        shape: &DeformableMeshShape,
         triangle: u32,
         local_point: Vec3,
     ) -> Option<(Vec3, Vec3)> {
-        let shape = colliders
-            .get(self.collider)?
-            .shape()
-            .as_shape::<DeformableMeshShape>()?;
         let v = self.velocity_at(shape, triangle, local_point)?;
         let normal = shape.triangle(triangle).normal()?;
         Some((v, normal))
@@ -541,10 +536,7 @@ impl Tracked {
             let vu = vertex as usize;
             // The morphed rest position at t + dt and its rate (q0' − q0) / dt.
             let (q0, dq0) = match morph {
-                Some(m) => (
-                    m.displace_with(&self.morph_after, vu, rest[vu]),
-                    m.displace_with(&self.morph_rate, vu, Vec3::ZERO),
-                ),
+                Some(m) => displace_and_rate(m, &self.morph_after, &self.morph_rate, vu, rest[vu]),
                 None => (rest[vu], Vec3::ZERO),
             };
             let mut vv = Vec3::ZERO;
@@ -556,6 +548,39 @@ impl Tracked {
         }
         Some(v)
     }
+}
+
+/// `(m.displace_with(after, v, p0), m.displace_with(rate, v, 0))` in one pass over the targets
+/// of `v`'s group (the same sums in the same order, so bit-identical to the two calls).
+///
+/// # Performance
+/// O(targets of `v`'s group).
+fn displace_and_rate(
+    m: &MorphDeltas,
+    after: &[f32],
+    rate: &[f32],
+    v: usize,
+    p0: Vec3,
+) -> (Vec3, Vec3) {
+    let Some(g) = m.group_of(v) else {
+        return (p0, Vec3::ZERO);
+    };
+    let local = v - g.first_vertex();
+    let (mut p, mut d) = (p0, Vec3::ZERO);
+    for (i, t) in g.targets().iter().enumerate() {
+        let k = g.first_weight() + i;
+        let (w, r) = (
+            after.get(k).copied().unwrap_or(0.0),
+            rate.get(k).copied().unwrap_or(0.0),
+        );
+        if w != 0.0 {
+            p += w * t[local];
+        }
+        if r != 0.0 {
+            d += r * t[local];
+        }
+    }
+    (p, d)
 }
 
 /// The `slot_of` entry of a handle index without a tracked collider.
@@ -583,11 +608,21 @@ fn barycentric([a, b, c]: [Vec3; 3], p: Vec3) -> Option<[f32; 3]> {
 impl PhysicsHooks for SurfaceVelocityHooks {
     fn modify_solver_contacts(&self, context: &mut ContactModificationContext) {
         let (c1, c2) = (context.collider1, context.collider2);
-        let (track1, track2) = (self.is_tracked(c1), self.is_tracked(c2));
-        if !(track1 || track2) {
+        let (track1, track2) = (self.find(c1), self.find(c2));
+        if track1.is_none() && track2.is_none() {
             return;
         }
         let colliders = context.colliders;
+        // Each tracked side's entry, shape and pose, looked up once for the manifold.
+        let side = |t: &Tracked| {
+            let co = colliders.get(t.collider)?;
+            Some((
+                co.shape().as_shape::<DeformableMeshShape>()?,
+                *co.position(),
+            ))
+        };
+        let side1 = track1.and_then(|t| side(t).map(|(s, p)| (t, s, p)));
+        let side2 = track2.and_then(|t| side(t).map(|(s, p)| (t, s, p)));
         let Some(rigid) = context.rigid_mut() else {
             return;
         };
@@ -595,11 +630,11 @@ impl PhysicsHooks for SurfaceVelocityHooks {
         let normal = rigid.manifold.data.normal;
         for c in rigid.solver_contacts.iter_mut() {
             let mut rel = Vec3::ZERO;
-            if track1 {
-                rel += self.world_velocity(colliders, c1, tri1, c.anchor1);
+            if let Some((t, shape, pose)) = &side1 {
+                rel += t.world_velocity(shape, pose, tri1, c.anchor1);
             }
-            if track2 {
-                rel -= self.world_velocity(colliders, c2, tri2, c.anchor2);
+            if let Some((t, shape, pose)) = &side2 {
+                rel -= t.world_velocity(shape, pose, tri2, c.anchor2);
             }
             c.tangent_velocity = rel;
             // The penetration lead: a surface closing in at `s` on a body it already penetrates
@@ -607,6 +642,50 @@ impl PhysicsHooks for SurfaceVelocityHooks {
             let closing = rel.dot(normal);
             if closing > 0.0 && c.dist < 0.0 && self.erp_inv_dt > 0.0 {
                 c.dist -= closing / self.erp_inv_dt;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn displace_and_rate_equals_two_displacements_bit_for_bit() {
+        // Two groups (3 and 2 targets) over vertices 1..5 and 6..9 of 10; 0, 5 and 9 have none.
+        let mut m = MorphDeltas::new(10);
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+        };
+        let mut target =
+            |n: usize| -> Vec<Vec3> { (0..n).map(|_| Vec3::new(next(), next(), next())).collect() };
+        let a: Vec<Vec<Vec3>> = (0..3).map(|_| target(4)).collect();
+        let b: Vec<Vec<Vec3>> = (0..2).map(|_| target(3)).collect();
+        m.add_group(1, a).unwrap();
+        m.add_group(6, b).unwrap();
+        let bits = |p: Vec3| p.to_array().map(f32::to_bits);
+        for round in 0..50 {
+            // Zero weights and rates (skipped terms) in some rounds; short slices count as 0.
+            let mut weights = |k: usize| -> Vec<f32> {
+                (0..k)
+                    .map(|i| if (round + i) % 3 == 0 { 0.0 } else { next() })
+                    .collect()
+            };
+            let (after, rate) = (weights(5), weights(if round % 4 == 0 { 3 } else { 5 }));
+            for v in 0..10 {
+                let p0 = Vec3::new(next(), next(), next());
+                let (p, d) = displace_and_rate(&m, &after, &rate, v, p0);
+                assert_eq!(bits(p), bits(m.displace_with(&after, v, p0)), "{round} {v}");
+                assert_eq!(
+                    bits(d),
+                    bits(m.displace_with(&rate, v, Vec3::ZERO)),
+                    "{round} {v}"
+                );
             }
         }
     }

@@ -35,6 +35,14 @@ use super::leaf_blocks::LeafBlocks;
 use super::node_stack::NodeStack;
 use crate::math::Vec3;
 
+/// The leaf demand (slots of the distinct leaves whose boxes an epoch's queries read, over the
+/// mesh's vertex count) from which the next epoch of a tree with O(m) data at internal nodes is
+/// refit whole ([`DeformableMeshShape::refit_whole`]: every vertex deformed once, every box
+/// bottom-up) instead of leaf by leaf. A slot costs about what a vertex of the whole pass costs
+/// (a vertex has about 1.5–1.9 slots when every leaf is read), and the leaf-by-leaf route adds
+/// the O(m) boxes of the internal nodes it passes.
+const WHOLE_REFIT_DEMAND: f64 = 0.75;
+
 thread_local! {
     /// Scratch memory of the O(m) bounds evaluated under `&self` (one per thread).
     static BOUNDS_WS: RefCell<BoundsWorkspace> = RefCell::new(BoundsWorkspace::default());
@@ -55,6 +63,12 @@ pub(super) struct LazyCache {
     pub whole_stamp: AtomicU32,
     pub node_refits: AtomicU64,
     pub vertices_deformed: AtomicU64,
+    /// Per node (leaves only; empty for a tree that is always refit whole): the epoch in which
+    /// a query last read the leaf's box while the epoch was refit whole.
+    leaf_read: Box<[AtomicU32]>,
+    /// Slots of the distinct leaves whose boxes this epoch's queries read: what refitting leaf
+    /// by leaf costs (or would have cost, in an epoch refit whole).
+    leaf_demand: AtomicU64,
 }
 
 /// A point cached as three atomics (bits of its coordinates), as [`store_point`] wrote it.
@@ -77,6 +91,8 @@ pub(super) fn store_point(a: &[AtomicU32; 3], p: Vec3) {
 
 impl LazyCache {
     fn new(nodes: usize, vertices: usize, slots: usize) -> Self {
+        // Leaf demand is only tracked where the per-epoch choice exists (slots are kept).
+        let leaf_read_len = if slots > 0 { nodes } else { 0 };
         Self {
             node_stamp: (0..nodes).map(|_| AtomicU32::new(0)).collect(),
             node_aabb: (0..nodes).map(|_| Default::default()).collect(),
@@ -86,6 +102,8 @@ impl LazyCache {
             whole_stamp: AtomicU32::new(0),
             node_refits: AtomicU64::new(0),
             vertices_deformed: AtomicU64::new(0),
+            leaf_read: (0..leaf_read_len).map(|_| AtomicU32::new(0)).collect(),
+            leaf_demand: AtomicU64::new(0),
         }
     }
 
@@ -94,6 +112,7 @@ impl LazyCache {
             .node_stamp
             .iter_mut()
             .chain(self.vertex_stamp.iter_mut())
+            .chain(self.leaf_read.iter_mut())
         {
             *s.get_mut() = 0;
         }
@@ -137,8 +156,11 @@ pub struct LazyRefitStats {
 /// [`Self::set_governors`] is O(m) in the number of governors; a query touching `k` nodes costs
 /// O(k · m) the first time in an epoch and O(k) after that. A leaf is refit from its packed
 /// block of vertices (rest positions and weight rows side by side, in the tree's order), so a
-/// refit reads contiguous memory. Memory beside the shared tree: 28 bytes per node and 16 per
-/// vertex of cache, and the leaf blocks (shared by clones): about 60 bytes per slot (a vertex
+/// refit reads contiguous memory. After an epoch whose queries read the boxes of leaves holding
+/// at least 3/4 of the vertex count in slots (dense contact on a small mesh), the next epoch's
+/// first query deforms every vertex once and builds every box bottom-up instead (O(V + nodes),
+/// as a tree without O(m) data at internal nodes always does). Memory beside the shared tree:
+/// 32 bytes per node and 16 per vertex of cache, and the leaf blocks (shared by clones): about 60 bytes per slot (a vertex
 /// has one slot per leaf it touches, about 1.9 on a closed mesh with 16-triangle leaves) and
 /// 12 per triangle.
 #[derive(Debug)]
@@ -157,10 +179,15 @@ pub struct DeformableMeshShape {
     unit_mass: MassProperties,
     ccd_thickness: f32,
     pub(super) cache: LazyCache,
-    /// No internal node of the tree has O(m) data: the first node box of an epoch refits the
+    /// No internal node of the tree has O(m) data: the first node box of every epoch refits the
     /// whole mesh in one pass ([`Self::refit_whole`]), and leaf triangles are read from the
     /// vertex cache.
     pub(super) whole_refit: bool,
+    /// The current epoch is refit whole: always when [`Self::whole_refit`], else when the
+    /// previous epoch's queries read the boxes of leaves holding at least
+    /// [`WHOLE_REFIT_DEMAND`] of the mesh's vertex count in slots (dense contact on a small
+    /// mesh), where one pass over every vertex costs less than refitting those leaves one by one.
+    whole_epoch: bool,
     /// Per leaf, its vertices' rest positions and weights packed (copy-on-write like the tree).
     pub(super) blocks: Arc<LeafBlocks>,
     /// Vertex → leaves and vertex → triangles, built on first use, shared by clones.
@@ -271,6 +298,7 @@ impl Clone for DeformableMeshShape {
                 self.cache.slot.len(),
             ),
             whole_refit: self.whole_refit,
+            whole_epoch: self.whole_epoch,
             blocks: self.blocks.clone(),
             incidence: self.incidence.clone(),
             weight_scratch: Vec::new(),
@@ -358,6 +386,7 @@ impl DeformableMeshShape {
             ccd_thickness,
             cache,
             whole_refit,
+            whole_epoch: whole_refit,
             blocks,
             incidence: Arc::new(OnceLock::new()),
             weight_scratch: Vec::new(),
@@ -473,6 +502,9 @@ impl DeformableMeshShape {
         }
         *self.cache.node_refits.get_mut() = 0;
         *self.cache.vertices_deformed.get_mut() = 0;
+        let demand = std::mem::take(self.cache.leaf_demand.get_mut());
+        self.whole_epoch = self.whole_refit
+            || demand as f64 >= WHOLE_REFIT_DEMAND * self.tree.rest_positions().len() as f64;
         widen_governors(&self.governors, &mut self.wide_governors);
         self.root_aabb = self.compute_root_aabb();
     }
@@ -658,7 +690,22 @@ impl DeformableMeshShape {
         self.cache
             .vertices_deformed
             .fetch_add(count, Ordering::Relaxed);
+        self.cache.leaf_demand.fetch_add(count, Ordering::Relaxed);
         Aabb::new(lo, hi)
+    }
+
+    /// Counts leaf `i`'s slots in the epoch's leaf demand the first time a query reads its box
+    /// in an epoch refit whole (a refit leaf by leaf counts them in [`Self::refit_leaf_block`]).
+    #[inline]
+    fn note_leaf_read(&self, i: usize) {
+        let Some(stamp) = self.cache.leaf_read.get(i) else {
+            return;
+        };
+        let slots = self.blocks.slots_of(i).len() as u64;
+        if slots > 0 && stamp.load(Ordering::Relaxed) != self.epoch {
+            stamp.store(self.epoch, Ordering::Relaxed);
+            self.cache.leaf_demand.fetch_add(slots, Ordering::Relaxed);
+        }
     }
 
     /// Calls `f(triangle index, deformed triangle)` for every triangle of leaf node `leaf`, in
@@ -673,7 +720,7 @@ impl DeformableMeshShape {
         mut f: impl FnMut(u32, &Triangle) -> bool,
     ) -> bool {
         let _ = self.node_aabb(leaf);
-        if self.whole_refit {
+        if self.whole_epoch {
             // Refit whole: the vertex cache holds every vertex of the epoch.
             let triangles = self.tree.mesh().triangles();
             let vertex = |v: u32| load_point(&self.cache.vertex[v as usize]);
@@ -863,10 +910,14 @@ impl DeformableMeshShape {
         let iu = i as usize;
         let slot = &self.cache.node_aabb[iu];
         if self.cache.node_stamp[iu].load(Ordering::Acquire) == self.epoch {
+            if self.whole_epoch {
+                self.note_leaf_read(iu);
+            }
             let f = |k: usize| f32::from_bits(slot[k].load(Ordering::Relaxed));
             return Aabb::new(Vec3::new(f(0), f(1), f(2)), Vec3::new(f(3), f(4), f(5)));
         }
-        if self.whole_refit {
+        if self.whole_epoch {
+            self.note_leaf_read(iu);
             return self.refit_whole(iu);
         }
         let node = self.tree.nodes()[iu];
@@ -1247,6 +1298,103 @@ mod tests {
             }
             assert_eq!(shape.refit_stats(), stats, "nothing refit twice");
         }
+    }
+
+    /// Triangles `for_each_triangle_in_aabb` reports for `aabb`, as (index, corner bits), in its
+    /// order.
+    fn reported(shape: &DeformableMeshShape, aabb: &Aabb) -> Vec<(u32, [[u32; 3]; 3])> {
+        let bits = |p: Vec3| p.to_array().map(f32::to_bits);
+        let mut out = Vec::new();
+        shape.for_each_triangle_in_aabb(aabb, |t, tri| {
+            out.push((t, [bits(tri.a), bits(tri.b), bits(tri.c)]));
+        });
+        out
+    }
+
+    #[test]
+    fn dense_epochs_refit_whole_and_report_the_lazy_routes_triangles() {
+        // O(m) data on every internal node: the tree is refit leaf by leaf unless an epoch's
+        // leaf demand makes the next one refit whole.
+        let tree = tube(16, 12);
+        assert!(!DeformableMeshShape::tree_is_refit_whole(&tree));
+        let vertices = tree.rest_positions().len();
+        let mut shape = DeformableMeshShape::new(tree.clone(), &bent(0.0)).unwrap();
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32
+        };
+        // Epoch 1, lazy: every leaf read (a box around the whole tube).
+        shape.set_governors(&bent(0.2)).unwrap();
+        assert!(!shape.whole_epoch);
+        let everything = Aabb::new(Vec3::splat(-5.0), Vec3::splat(5.0));
+        assert_eq!(
+            reported(&shape, &everything).len(),
+            tree.mesh().triangle_count()
+        );
+        for round in 0..6 {
+            let governors = bent(1.2 * next() - 0.6);
+            shape.set_governors(&governors).unwrap();
+            // Every round before read every leaf: this epoch is refit whole.
+            assert!(shape.whole_epoch, "round {round}");
+            let boxes: Vec<Aabb> = (0..24)
+                .map(|_| {
+                    let c = Vec3::new(2.4 * next() - 0.2, 1.4 * next() - 0.7, next() - 0.5);
+                    Aabb::from_half_extents(c, Vec3::splat(0.02 + 0.3 * next()))
+                })
+                .collect();
+            // The reference: a fresh shape in the same pose, refit leaf by leaf.
+            let lazy = DeformableMeshShape::new(tree.clone(), &governors).unwrap();
+            assert!(!lazy.whole_epoch);
+            let brute: Vec<Triangle> = (0..tree.mesh().triangle_count() as u32)
+                .map(|t| lazy.triangle(t))
+                .collect();
+            for (k, aabb) in boxes.iter().enumerate() {
+                let got = reported(&shape, aabb);
+                assert_eq!(got, reported(&lazy, aabb), "round {round} box {k}");
+                let mut expected: Vec<u32> = brute
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, tri)| tri.local_aabb().intersects(aabb))
+                    .map(|(t, _)| t as u32)
+                    .collect();
+                let mut found: Vec<u32> = got.iter().map(|g| g.0).collect();
+                expected.sort_unstable();
+                found.sort_unstable();
+                assert_eq!(found, expected, "round {round} box {k}");
+            }
+            // One pass over the mesh: every vertex deformed once, every box computed once.
+            let stats = shape.refit_stats();
+            assert_eq!(stats.vertices_deformed as usize, vertices, "round {round}");
+            assert_eq!(
+                stats.node_refits as usize,
+                tree.nodes().len(),
+                "round {round}"
+            );
+            for i in 0..tree.nodes().len() {
+                let aabb = shape.node_aabb(i as u32);
+                for &t in tree.node_triangles(i) {
+                    let tri = brute[t as usize];
+                    for p in [tri.a, tri.b, tri.c] {
+                        assert!(aabb.contains_local_point(p), "round {round} node {i}");
+                    }
+                }
+            }
+        }
+        // A sparse epoch (one small box) brings the next one back to leaf-by-leaf refits.
+        shape.set_governors(&bent(0.3)).unwrap();
+        let probe = Aabb::from_half_extents(Vec3::new(0.0, 0.5, 0.0), Vec3::splat(0.05));
+        let _ = reported(&shape, &probe);
+        shape.set_governors(&bent(0.35)).unwrap();
+        assert!(!shape.whole_epoch);
+        assert!(!reported(&shape, &probe).is_empty());
+        let stats = shape.refit_stats();
+        assert!(
+            (stats.vertices_deformed as usize) < vertices / 2,
+            "{stats:?} of {vertices} vertices"
+        );
     }
 
     #[test]
