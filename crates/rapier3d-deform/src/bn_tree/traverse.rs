@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::geometry::mesh_triangles_collide;
 use crate::governor::{Affine, validate_governors, widen_governors};
 use crate::math::{Aabb, Vec3};
-use rapier3d::parry::glamx::SymmetricEigen3;
+use rapier3d::parry::glamx::{SymmetricEigen3, Vec3A};
 use std::time::Instant;
 
 /// When the last measure found the traversal needing more than this fraction of the mesh (the
@@ -82,8 +82,8 @@ pub(crate) trait Bounds {
     /// The AABB of deformed triangle `t`.
     #[inline(always)]
     fn triangle_aabb(&mut self, tree: &BnTree, t: u32) -> Aabb {
-        let [a, b, c] = self.corners(tree, t);
-        Aabb::new(a.min(b).min(c), a.max(b).max(c))
+        let (lo, hi) = corner_box(self.corners(tree, t));
+        Aabb::new(lo.into(), hi.into())
     }
 }
 
@@ -327,14 +327,7 @@ impl Walker {
             return;
         }
         match node.children {
-            None => {
-                for i in node.first..node.first + node.count {
-                    for j in i + 1..node.first + node.count {
-                        let (t1, t2) = (tree.order[i as usize], tree.order[j as usize]);
-                        self.exact_test(bounds, tree, t1, t2, out);
-                    }
-                }
-            }
+            None => self.leaf_self(bounds, tree, a, out),
             Some([l, r]) => {
                 bounds.descend(a);
                 self.stack.push(Task::SelfOne(l));
@@ -490,6 +483,34 @@ impl Walker {
         self.leaf_candidates = candidates;
     }
 
+    /// Exact tests between the triangles of leaf `a` whose boxes overlap (triangles with
+    /// disjoint boxes cannot touch): each triangle's box is computed once.
+    ///
+    /// # Performance
+    /// O(|a|) boxes plus one box test per pair of triangles; no allocation after warm-up.
+    fn leaf_self<B: Bounds>(
+        &mut self,
+        bounds: &mut B,
+        tree: &BnTree,
+        a: u32,
+        out: &mut Vec<[u32; 2]>,
+    ) {
+        let na = tree.nodes[a as usize];
+        let mut candidates = core::mem::take(&mut self.leaf_candidates);
+        candidates.clear();
+        for i in na.first..na.first + na.count {
+            let t = tree.order[i as usize];
+            let bx = bounds.triangle_aabb(tree, t);
+            for &(t2, b2) in &candidates {
+                if aabbs_overlap(&bx, &b2) {
+                    self.exact_test(bounds, tree, t2, t, out);
+                }
+            }
+            candidates.push((t, bx));
+        }
+        self.leaf_candidates = candidates;
+    }
+
     #[inline]
     fn exact_test<B: Bounds>(
         &mut self,
@@ -547,6 +568,15 @@ fn pose_is_resolved(tree: &BnTree, governors: &[Affine]) -> bool {
     let influences = tree.max_influences as f32;
     let rounding = (2.0 * influences + 4.0) * f32::EPSILON * magnitude;
     !smallest.is_finite() || rounding <= tree.min_rest_altitude * smallest
+}
+
+/// The box of three corners as 4-lane vectors (one `minps`/`maxps` per pair: the same values,
+/// bit for bit, as `Vec3::min`/`max`, which pick the second operand unless the first is
+/// smaller).
+#[inline(always)]
+pub(crate) fn corner_box([a, b, c]: [Vec3; 3]) -> (Vec3A, Vec3A) {
+    let (a, b, c) = (Vec3A::from(a), Vec3A::from(b), Vec3A::from(c));
+    (a.min(b).min(c), a.max(b).max(c))
 }
 
 #[inline]
