@@ -23,8 +23,9 @@ pub(crate) struct ContourScratch {
     /// Serial of the current test (stamps equal to it are this test's).
     serial: u32,
     segments: Vec<Segment>,
-    /// Sweep order: each segment's smallest sweep coordinate quantised to 8 or 16 bits (a monotone
-    /// map, [`SweepQuantizer`]) in the high half, the segment index in the low half.
+    /// Each segment's smallest sweep coordinate quantised (a monotone map, [`SweepQuantizer`]):
+    /// up to 512 segments the 4- to 8-bit key of each segment in segment order, above that the
+    /// 16-bit key in the high half and the segment index in the low half, radix-sorted.
     keys: Vec<u64>,
     /// Second buffer of the radix sort of `keys`.
     keys_spare: Vec<u64>,
@@ -234,7 +235,7 @@ impl Walker {
         }
         let mut scratch = core::mem::take(&mut self.contour);
         // Boundary edges are projected as they are gathered, together with the box of the
-        // projection (the loop check below rarely fails: no pinched union on the `self_*` scenes).
+        // projection (the loop check below rarely fails, so little projection is wasted).
         let (u, w) = plane_basis(dir);
         let mut projector = Projector::new(u, w);
         scratch.segments.clear();

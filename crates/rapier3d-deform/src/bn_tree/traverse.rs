@@ -583,3 +583,34 @@ pub(crate) fn corner_box([a, b, c]: [Vec3; 3]) -> (Vec3A, Vec3A) {
 fn aabbs_overlap(a: &crate::math::Aabb, b: &crate::math::Aabb) -> bool {
     a.mins.cmple(b.maxs).all() && b.mins.cmple(a.maxs).all()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// The 4-lane corner box equals `Vec3::min`/`max` bit for bit, on random corners and on
+    /// corners made of signed zeros and equal values (where the operand order decides the
+    /// result).
+    #[test]
+    fn corner_box_equals_scalar_min_max_bitwise() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let special = [0.0f32, -0.0, 1.0, -1.0, 1e-30, -1e-30];
+        for i in 0..20_000 {
+            let corners: [Vec3; 3] = core::array::from_fn(|_| {
+                if i % 2 == 0 {
+                    Vec3::from_array(core::array::from_fn(|_| {
+                        special[rng.random_range(0..special.len())]
+                    }))
+                } else {
+                    Vec3::new(rng.random(), rng.random(), rng.random()) * 4.0 - Vec3::splat(2.0)
+                }
+            });
+            let [a, b, c] = corners;
+            let (lo, hi) = corner_box(corners);
+            let bits = |v: Vec3| v.to_array().map(f32::to_bits);
+            assert_eq!(bits(lo.into()), bits(a.min(b).min(c)), "{corners:?}");
+            assert_eq!(bits(hi.into()), bits(a.max(b).max(c)), "{corners:?}");
+        }
+    }
+}
