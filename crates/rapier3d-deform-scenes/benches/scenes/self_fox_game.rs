@@ -7,8 +7,8 @@
 //! triangle boxes with exact triangle tests: `validation::self_collisions_brute_force`), and the
 //! query's own sweep route (`SelfCollisionQuery::run_sweep`, allocation-free). Times are
 //! medians over frames of each route's frame, pose included. Every route's pairs are compared with
-//! brute force on every frame (false negatives and false positives). Pairs that intersect in the
-//! bind pose (the Fox's ears and legs touch its body at rest) are counted apart as `rest_pairs`.
+//! brute force on every frame. Pairs that intersect in the bind pose (the Fox's ears and legs
+//! touch its body at rest) are counted apart as `rest_pairs`.
 
 use super::output::load_average;
 use super::runner::{RunOptions, SceneReport, Section, median};
@@ -33,7 +33,6 @@ struct Level {
     triangles: usize,
     ms: [Vec<f64>; 5],
     false_negatives: [usize; 4],
-    false_positives: [usize; 4],
     pairs: usize,
     rest_pairs: usize,
     frames: usize,
@@ -69,7 +68,6 @@ fn measure(levels: u32, per_clip: usize) -> Level {
         triangles: mesh.triangle_count(),
         ms: Default::default(),
         false_negatives: [0; 4],
-        false_positives: [0; 4],
         pairs: 0,
         rest_pairs,
         frames: frames.len(),
@@ -114,10 +112,6 @@ fn measure(levels: u32, per_clip: usize) -> Level {
                 .iter()
                 .filter(|p| outs[route].binary_search(p).is_err())
                 .count();
-            level.false_positives[slot] += outs[route]
-                .iter()
-                .filter(|p| outs[3].binary_search(p).is_err())
-                .count();
         }
     }
     level
@@ -143,7 +137,6 @@ pub fn run(options: &RunOptions) -> SceneReport {
             "pairs/frame",
             "rest pairs",
             "false neg self/collider/hsc/sweep",
-            "false pos self/collider/hsc/sweep",
         ]
         .map(String::from),
     );
@@ -171,15 +164,13 @@ pub fn run(options: &RunOptions) -> SceneReport {
         row.push(format!("{:.2}", m[3] / m[0]));
         row.push(format!("{:.1}", l.pairs as f64 / l.frames as f64));
         row.push(l.rest_pairs.to_string());
-        for counts in [&l.false_negatives, &l.false_positives] {
-            row.push(
-                counts
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join("/"),
-            );
-        }
+        row.push(
+            l.false_negatives
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("/"),
+        );
         section.rows.push(row);
         medians.push(m);
     }
@@ -228,14 +219,6 @@ pub fn run(options: &RunOptions) -> SceneReport {
             .map(|l| l.false_negatives.iter().sum::<usize>())
             .sum::<usize>() as f64,
         "every route, level and frame vs brute force",
-    );
-    report.metric(
-        "false_positives",
-        measured
-            .iter()
-            .map(|l| l.false_positives.iter().sum::<usize>())
-            .sum::<usize>() as f64,
-        "pairs a route reported that brute force does not have, every route, level and frame",
     );
     report.metric(
         "rest_pairs",

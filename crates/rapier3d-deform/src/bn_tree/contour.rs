@@ -17,15 +17,15 @@ pub(crate) struct Segment {
 /// Scratch memory of the contour test.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ContourScratch {
+    edges: Vec<(u32, u32)>,
     /// Per mesh vertex: `serial << 2 | flags` of the last test that touched it, flags
     /// [`LEFT`] (an edge left it) and [`ENTERED`] (an edge entered it).
     loop_stamp: Vec<u32>,
     /// Serial of the current test (stamps equal to it are this test's).
     serial: u32,
     segments: Vec<Segment>,
-    /// Each segment's smallest sweep coordinate quantised (a monotone map, [`SweepQuantizer`]):
-    /// up to 512 segments the 4- to 8-bit key of each segment in segment order, above that the
-    /// 16-bit key in the high half and the segment index in the low half, radix-sorted.
+    /// Sweep order: each segment's smallest sweep coordinate quantised to 8 or 16 bits (a monotone
+    /// map, [`SweepQuantizer`]) in the high half, the segment index in the low half.
     keys: Vec<u64>,
     /// Second buffer of the radix sort of `keys`.
     keys_spare: Vec<u64>,
@@ -51,6 +51,7 @@ impl ContourScratch {
     /// Bytes held (per-vertex stamps and the scratch lists).
     pub(crate) fn heap_bytes(&self) -> usize {
         self.loop_stamp.capacity() * 4
+            + self.edges.capacity() * 8
             + self.segments.capacity() * core::mem::size_of::<Segment>()
             + (self.keys.capacity() + self.keys_spare.capacity()) * 8
             + self.sweep.capacity() * core::mem::size_of::<SweepEntry>()
@@ -234,18 +235,14 @@ impl Walker {
             return false;
         }
         let mut scratch = core::mem::take(&mut self.contour);
-        // Boundary edges are projected as they are gathered, together with the box of the
-        // projection (the loop check below rarely fails, so little projection is wasted).
-        let (u, w) = plane_basis(dir);
-        let mut projector = Projector::new(u, w);
-        scratch.segments.clear();
+        scratch.edges.clear();
         let (a0, a1) = na.boundary;
         for e in &tree.boundary[a0 as usize..a1 as usize] {
             if nb.is_none_or(|nb| !nb.contains_position(e.across)) {
-                projector.push(bounds, tree, &mut scratch.segments, e.from, e.to);
+                scratch.edges.push((e.from, e.to));
             }
         }
-        let shared_edges = ((a1 - a0) as usize).saturating_sub(scratch.segments.len());
+        let shared_edges = ((a1 - a0) as usize).saturating_sub(scratch.edges.len());
         if nb.is_some() && shared_edges == 0 {
             // The patches share vertices but no edge: their union is pinched at those vertices.
             self.stats.contour_pinched += 1;
@@ -256,137 +253,90 @@ impl Walker {
             let (b0, b1) = nb.boundary;
             for e in &tree.boundary[b0 as usize..b1 as usize] {
                 if !na.contains_position(e.across) {
-                    projector.push(bounds, tree, &mut scratch.segments, e.from, e.to);
+                    scratch.edges.push((e.from, e.to));
                 }
             }
         }
         // A single node's loops were checked at build time (`loops`, tested above).
-        let loops_ok = !scratch.segments.is_empty()
-            && (nb.is_none() || {
-                let ContourScratch {
-                    segments,
-                    loop_stamp,
-                    serial,
-                    ..
-                } = &mut scratch;
-                edges_form_simple_loops(
-                    loop_stamp,
-                    serial,
-                    tree.rest.len(),
-                    segments.iter().map(|s| (s.from, s.to)),
-                )
-            });
+        let loops_ok = !scratch.edges.is_empty()
+            && (nb.is_none() || edges_form_simple_loops(&mut scratch, tree.rest.len()));
         if !loops_ok {
             self.stats.contour_pinched += 1;
         }
-        let simple = loops_ok
-            && projected_segments_are_disjoint(
+        let simple = loops_ok && {
+            project_segments(bounds, tree, &mut scratch, dir);
+            projected_segments_are_disjoint(
                 &scratch.segments,
-                projector.bounds(),
                 &mut scratch.keys,
                 &mut scratch.keys_spare,
                 &mut scratch.sweep,
-            );
+            )
+        };
         self.contour = scratch;
         simple
     }
 }
 
-/// Projects boundary edges onto the plane orthogonal to a cone direction (`p ↦ (u·p, w·p)`,
-/// [`plane_basis`]) and keeps the box of the projected points.
-struct Projector {
-    u: [f64; 3],
-    w: [f64; 3],
-    lo: [f64; 2],
-    hi: [f64; 2],
-}
-
-impl Projector {
-    fn new(u: [f64; 3], w: [f64; 3]) -> Self {
-        Self {
-            u,
-            w,
-            lo: [f64::MAX; 2],
-            hi: [f64::MIN; 2],
-        }
-    }
-
-    #[inline(always)]
-    fn project(&self, p: crate::math::Vec3) -> [f64; 2] {
-        let (u, w) = (self.u, self.w);
-        let p = [p.x as f64, p.y as f64, p.z as f64];
-        [
-            u[0] * p[0] + u[1] * p[1] + u[2] * p[2],
-            w[0] * p[0] + w[1] * p[1] + w[2] * p[2],
-        ]
-    }
-
-    /// Appends the projected segment `from → to` to `segments`.
-    #[inline(always)]
-    fn push<B: Bounds>(
-        &mut self,
-        bounds: &mut B,
-        tree: &BnTree,
-        segments: &mut Vec<Segment>,
-        from: u32,
-        to: u32,
-    ) {
-        let p = self.project(bounds.vertex(tree, from));
-        let q = self.project(bounds.vertex(tree, to));
-        for k in 0..2 {
-            self.lo[k] = self.lo[k].min(p[k].min(q[k]));
-            self.hi[k] = self.hi[k].max(p[k].max(q[k]));
-        }
-        segments.push(Segment { from, to, p, q });
-    }
-
-    /// The box of the projected points: lower and upper corner.
-    fn bounds(&self) -> ([f64; 2], [f64; 2]) {
-        (self.lo, self.hi)
+/// Projects the scratch's boundary edges onto the plane orthogonal to cone direction `dir`.
+fn project_segments<B: Bounds>(
+    bounds: &mut B,
+    tree: &BnTree,
+    scratch: &mut ContourScratch,
+    dir: usize,
+) {
+    let (u, w) = plane_basis(dir);
+    scratch.segments.clear();
+    for i in 0..scratch.edges.len() {
+        let (from, to) = scratch.edges[i];
+        let proj = |p: crate::math::Vec3| {
+            let p = [p.x as f64, p.y as f64, p.z as f64];
+            [
+                u[0] * p[0] + u[1] * p[1] + u[2] * p[2],
+                w[0] * p[0] + w[1] * p[1] + w[2] * p[2],
+            ]
+        };
+        let p = proj(bounds.vertex(tree, from));
+        let q = proj(bounds.vertex(tree, to));
+        scratch.segments.push(Segment { from, to, p, q });
     }
 }
 
 /// Every boundary vertex has exactly one outgoing and one incoming boundary edge: no vertex
 /// leaves twice, none is entered twice, and every vertex entered is also left (with as many
-/// edges entering as leaving, the two vertex sets are then equal). `loop_stamp` and `serial`
-/// are [`ContourScratch`]'s.
+/// edges entering as leaving, the two vertex sets are then equal).
 ///
 /// # Performance
 /// O(E) with per-vertex stamps (no sort, no clearing).
-fn edges_form_simple_loops<I: Iterator<Item = (u32, u32)> + Clone>(
-    loop_stamp: &mut Vec<u32>,
-    serial: &mut u32,
-    vertex_count: usize,
-    edges: I,
-) -> bool {
-    if loop_stamp.len() != vertex_count {
-        *loop_stamp = vec![0; vertex_count];
-        *serial = 0;
+fn edges_form_simple_loops(scratch: &mut ContourScratch, vertex_count: usize) -> bool {
+    if scratch.loop_stamp.len() != vertex_count {
+        scratch.loop_stamp = vec![0; vertex_count];
+        scratch.serial = 0;
     }
-    *serial += 1;
-    if *serial >= 1 << 30 {
-        loop_stamp.fill(0);
-        *serial = 1;
+    scratch.serial += 1;
+    if scratch.serial >= 1 << 30 {
+        scratch.loop_stamp.fill(0);
+        scratch.serial = 1;
     }
-    let current = *serial << 2;
+    let current = scratch.serial << 2;
     // This test's flags of a vertex (none if another test stamped it).
     let flags = |stamp: u32| if stamp & !3 == current { stamp & 3 } else { 0 };
-    for (from, to) in edges.clone() {
+    for &(from, to) in &scratch.edges {
         let (from, to) = (from as usize, to as usize);
-        let f = flags(loop_stamp[from]);
+        let f = flags(scratch.loop_stamp[from]);
         if f & LEFT != 0 {
             return false;
         }
-        loop_stamp[from] = current | f | LEFT;
-        let t = flags(loop_stamp[to]);
+        scratch.loop_stamp[from] = current | f | LEFT;
+        let t = flags(scratch.loop_stamp[to]);
         if t & ENTERED != 0 {
             return false;
         }
-        loop_stamp[to] = current | t | ENTERED;
+        scratch.loop_stamp[to] = current | t | ENTERED;
     }
-    edges
-        .into_iter()
-        .all(|(_, to)| flags(loop_stamp[to as usize]) & LEFT != 0)
+    scratch
+        .edges
+        .iter()
+        .all(|&(_, to)| flags(scratch.loop_stamp[to as usize]) & LEFT != 0)
 }
 
 /// Flag of [`ContourScratch::loop_stamp`]: a boundary edge left the vertex in this test.
@@ -396,78 +346,65 @@ const ENTERED: u32 = 2;
 
 /// Sort-and-sweep along the projected coordinate of larger extent (fewer segments overlap
 /// along it); segments sharing a vertex only fail by folding back, all others by touching or
-/// crossing. `(lo, hi)` is the box of the segments' endpoints.
+/// crossing.
 ///
 /// # Performance
-/// O(E + overlapping candidates) (a counting sort), no allocation once the scratch lists have
+/// O(E + overlapping candidates) (a radix sort), no allocation once the scratch lists have
 /// grown.
 fn projected_segments_are_disjoint(
     segments: &[Segment],
-    (lo, hi): ([f64; 2], [f64; 2]),
     keys: &mut Vec<u64>,
     spare: &mut Vec<u64>,
     sweep: &mut Vec<SweepEntry>,
 ) -> bool {
+    let (mut lo, mut hi) = ([f64::MAX; 2], [f64::MIN; 2]);
+    for s in segments {
+        for k in 0..2 {
+            lo[k] = lo[k].min(s.p[k].min(s.q[k]));
+            hi[k] = hi[k].max(s.p[k].max(s.q[k]));
+        }
+    }
     // Sweep axis `x`, filter axis `y`.
     let (x, y) = if hi[0] - lo[0] >= hi[1] - lo[1] {
         (0, 1)
     } else {
         (1, 0)
     };
-    let entry = |quantizer: SweepQuantizer, key_lo: u32, i: usize| {
-        let s = &segments[i];
+    // One counting pass up to 512 segments, with about twice as many buckets as segments (4 to
+    // 8 bits): buckets about as fine as the segments, so ties add few candidates, and a contour
+    // of 45 segments (the Fox's usual) does not pay for 256 counters. Two 8-bit passes above.
+    let (passes, buckets) = if segments.len() <= 512 {
+        let bits = (usize::BITS - segments.len().leading_zeros() + 1).clamp(4, 8);
+        (1, 1usize << bits)
+    } else {
+        (2, 256)
+    };
+    let max_key = if passes == 1 {
+        buckets as u32 - 1
+    } else {
+        u32::from(u16::MAX)
+    };
+    let quantizer = SweepQuantizer::new(lo[x], hi[x], max_key);
+    keys.clear();
+    keys.extend(
+        segments
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (u64::from(quantizer.key(s.p[x].min(s.q[x]))) << 32) | i as u64),
+    );
+    radix_sort_by_key(keys, spare, passes, buckets);
+    sweep.clear();
+    sweep.extend(keys.iter().map(|&key| {
+        let i = (key & 0xffff_ffff) as u32;
+        let s = &segments[i as usize];
         SweepEntry {
-            key_lo,
+            key_lo: (key >> 32) as u32,
             key_hi: quantizer.key(s.p[x].max(s.q[x])),
             y_lo: s.p[y].min(s.q[y]),
             y_hi: s.p[y].max(s.q[y]),
-            segment: i as u32,
+            segment: i,
         }
-    };
-    sweep.clear();
-    if segments.len() <= 512 {
-        // One counting pass with about twice as many buckets as segments (4 to 8 bits): buckets
-        // about as fine as the segments, so ties add few candidates, and a contour of 45
-        // segments (the Fox's usual) does not pay for 256 counters. The entries are scattered
-        // straight into sweep order.
-        let bits = (usize::BITS - segments.len().leading_zeros() + 1).clamp(4, 8);
-        let buckets = 1usize << bits;
-        let quantizer = SweepQuantizer::new(lo[x], hi[x], buckets as u32 - 1);
-        let mut starts = [0u32; 257];
-        keys.clear();
-        for s in segments {
-            // At most `buckets - 1`: every point lies in `[lo, hi]`.
-            let key = quantizer.key(s.p[x].min(s.q[x])).min(buckets as u32 - 1);
-            starts[key as usize + 1] += 1;
-            keys.push(u64::from(key));
-        }
-        let mut sum = 0;
-        for start in &mut starts[1..=buckets] {
-            sum += *start;
-            *start = sum;
-        }
-        sweep.resize(segments.len(), SweepEntry::default());
-        for (i, &key) in keys.iter().enumerate() {
-            let slot = &mut starts[key as usize];
-            sweep[*slot as usize] = entry(quantizer, key as u32, i);
-            *slot += 1;
-        }
-    } else {
-        // Two 8-bit passes of a radix sort on 16-bit keys.
-        let quantizer = SweepQuantizer::new(lo[x], hi[x], u32::from(u16::MAX));
-        keys.clear();
-        keys.extend(
-            segments
-                .iter()
-                .enumerate()
-                .map(|(i, s)| (u64::from(quantizer.key(s.p[x].min(s.q[x]))) << 32) | i as u64),
-        );
-        radix_sort_by_key(keys, spare, 2, 256);
-        sweep.extend(
-            keys.iter()
-                .map(|&key| entry(quantizer, (key >> 32) as u32, (key & 0xffff_ffff) as usize)),
-        );
-    }
+    }));
     for (k, e) in sweep.iter().enumerate() {
         for f in &sweep[k + 1..] {
             // Stop on the keys (non-decreasing along the sweep), not on exact values: equal
@@ -506,26 +443,8 @@ mod tests {
         Segment { from, to, p, q }
     }
 
-    /// The box of the segments' endpoints.
-    fn segment_box(segments: &[Segment]) -> ([f64; 2], [f64; 2]) {
-        let (mut lo, mut hi) = ([f64::MAX; 2], [f64::MIN; 2]);
-        for s in segments {
-            for k in 0..2 {
-                lo[k] = lo[k].min(s.p[k].min(s.q[k]));
-                hi[k] = hi[k].max(s.p[k].max(s.q[k]));
-            }
-        }
-        (lo, hi)
-    }
-
     fn disjoint(segments: &[Segment]) -> bool {
-        projected_segments_are_disjoint(
-            segments,
-            segment_box(segments),
-            &mut Vec::new(),
-            &mut Vec::new(),
-            &mut Vec::new(),
-        )
+        projected_segments_are_disjoint(segments, &mut Vec::new(), &mut Vec::new(), &mut Vec::new())
     }
 
     /// The all-pairs oracle with the same pair rules as the sweep.
@@ -592,13 +511,7 @@ mod tests {
             let expected = disjoint_all_pairs(&segments);
             answers[expected as usize] += 1;
             assert_eq!(
-                projected_segments_are_disjoint(
-                    &segments,
-                    segment_box(&segments),
-                    &mut keys,
-                    &mut spare,
-                    &mut sweep
-                ),
+                projected_segments_are_disjoint(&segments, &mut keys, &mut spare, &mut sweep),
                 expected,
                 "case {case}"
             );
@@ -626,9 +539,11 @@ mod tests {
     /// next.
     #[test]
     fn loop_topology_checks() {
-        let (mut stamps, mut serial) = (Vec::new(), 0);
+        let mut scratch = ContourScratch::default();
         let mut check = |edges: &[(u32, u32)]| {
-            edges_form_simple_loops(&mut stamps, &mut serial, 10, edges.iter().copied())
+            scratch.edges.clear();
+            scratch.edges.extend_from_slice(edges);
+            edges_form_simple_loops(&mut scratch, 10)
         };
         for _ in 0..3 {
             assert!(check(&[(0, 1), (1, 2), (2, 0)]));

@@ -3,12 +3,11 @@
 use super::FrameCache;
 use super::build::{BnTree, NONE};
 use super::traverse::Bounds;
-use super::traverse::corner_box;
 use crate::bounds::{NormalCone, patch_triangles};
 use crate::governor::Affine;
 use crate::governor::deform_vertex_wide;
 use crate::math::{Aabb, Vec3};
-use rapier3d::parry::glamx::{DVec3, Vec3A};
+use rapier3d::parry::glamx::DVec3;
 
 impl Bounds for FrameCache {
     #[inline(always)]
@@ -211,18 +210,17 @@ impl FrameCache {
             let (aabb, cone) = match node.children {
                 None => {
                     self.stats.triangles_refit += u64::from(node.count);
-                    let mut lo = Vec3A::splat(f32::MAX);
-                    let mut hi = Vec3A::splat(f32::MIN);
+                    let mut lo = Vec3::splat(f32::MAX);
+                    let mut hi = Vec3::splat(f32::MIN);
                     let mut cone = NormalCone::ALL;
                     for pos in node.first..node.first + node.count {
                         let t = tree.order[pos as usize];
-                        let corners = self.corners(tree, t);
-                        let (l, h) = corner_box(corners);
-                        lo = lo.min(l);
-                        hi = hi.max(h);
-                        cone = cone.intersection(cone_of_corners(corners));
+                        let [a, b, c] = self.corners(tree, t);
+                        lo = lo.min(a.min(b).min(c));
+                        hi = hi.max(a.max(b).max(c));
+                        cone = cone.intersection(cone_of_corners([a, b, c]));
                     }
-                    (Aabb::new(lo.into(), hi.into()), cone)
+                    (Aabb::new(lo, hi), cone)
                 }
                 Some([l, r]) => merged_bounds(
                     (self.aabbs[l as usize], self.cones[l as usize]),
@@ -374,18 +372,17 @@ pub(crate) fn leaf_bounds_from_vertices(
     vertices: &[Vec3],
     node: &super::BnNode,
 ) -> (Aabb, NormalCone) {
-    let mut lo = Vec3A::splat(f32::MAX);
-    let mut hi = Vec3A::splat(f32::MIN);
+    let mut lo = Vec3::splat(f32::MAX);
+    let mut hi = Vec3::splat(f32::MIN);
     let mut cone = NormalCone::ALL;
     let triangles = tree.mesh.triangles();
     for &t in patch_triangles(&tree.order, node.first, node.count) {
-        let corners = triangles[t as usize].map(|v| vertices[v as usize]);
-        let (l, h) = corner_box(corners);
-        lo = lo.min(l);
-        hi = hi.max(h);
-        cone = cone.intersection(cone_of_corners(corners));
+        let [a, b, c] = triangles[t as usize].map(|v| vertices[v as usize]);
+        lo = lo.min(a.min(b).min(c));
+        hi = hi.max(a.max(b).max(c));
+        cone = cone.intersection(cone_of_corners([a, b, c]));
     }
-    (Aabb::new(lo.into(), hi.into()), cone)
+    (Aabb::new(lo, hi), cone)
 }
 
 /// The discrete cone of one triangle from its corners: the normal is computed in `f64`

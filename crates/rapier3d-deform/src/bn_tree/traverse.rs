@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::geometry::mesh_triangles_collide;
 use crate::governor::{Affine, validate_governors, widen_governors};
 use crate::math::{Aabb, Vec3};
-use rapier3d::parry::glamx::{SymmetricEigen3, Vec3A};
+use rapier3d::parry::glamx::SymmetricEigen3;
 use std::time::Instant;
 
 /// When the last measure found the traversal needing more than this fraction of the mesh (the
@@ -82,8 +82,8 @@ pub(crate) trait Bounds {
     /// The AABB of deformed triangle `t`.
     #[inline(always)]
     fn triangle_aabb(&mut self, tree: &BnTree, t: u32) -> Aabb {
-        let (lo, hi) = corner_box(self.corners(tree, t));
-        Aabb::new(lo.into(), hi.into())
+        let [a, b, c] = self.corners(tree, t);
+        Aabb::new(a.min(b).min(c), a.max(b).max(c))
     }
 }
 
@@ -327,7 +327,14 @@ impl Walker {
             return;
         }
         match node.children {
-            None => self.leaf_self(bounds, tree, a, out),
+            None => {
+                for i in node.first..node.first + node.count {
+                    for j in i + 1..node.first + node.count {
+                        let (t1, t2) = (tree.order[i as usize], tree.order[j as usize]);
+                        self.exact_test(bounds, tree, t1, t2, out);
+                    }
+                }
+            }
             Some([l, r]) => {
                 bounds.descend(a);
                 self.stack.push(Task::SelfOne(l));
@@ -483,34 +490,6 @@ impl Walker {
         self.leaf_candidates = candidates;
     }
 
-    /// Exact tests between the triangles of leaf `a` whose boxes overlap (triangles with
-    /// disjoint boxes cannot touch): each triangle's box is computed once.
-    ///
-    /// # Performance
-    /// O(|a|) boxes plus one box test per pair of triangles; no allocation after warm-up.
-    fn leaf_self<B: Bounds>(
-        &mut self,
-        bounds: &mut B,
-        tree: &BnTree,
-        a: u32,
-        out: &mut Vec<[u32; 2]>,
-    ) {
-        let na = tree.nodes[a as usize];
-        let mut candidates = core::mem::take(&mut self.leaf_candidates);
-        candidates.clear();
-        for i in na.first..na.first + na.count {
-            let t = tree.order[i as usize];
-            let bx = bounds.triangle_aabb(tree, t);
-            for &(t2, b2) in &candidates {
-                if aabbs_overlap(&bx, &b2) {
-                    self.exact_test(bounds, tree, t2, t, out);
-                }
-            }
-            candidates.push((t, bx));
-        }
-        self.leaf_candidates = candidates;
-    }
-
     #[inline]
     fn exact_test<B: Bounds>(
         &mut self,
@@ -570,47 +549,7 @@ fn pose_is_resolved(tree: &BnTree, governors: &[Affine]) -> bool {
     !smallest.is_finite() || rounding <= tree.min_rest_altitude * smallest
 }
 
-/// The box of three corners as 4-lane vectors (one `minps`/`maxps` per pair: the same values,
-/// bit for bit, as `Vec3::min`/`max`, which pick the second operand unless the first is
-/// smaller).
-#[inline(always)]
-pub(crate) fn corner_box([a, b, c]: [Vec3; 3]) -> (Vec3A, Vec3A) {
-    let (a, b, c) = (Vec3A::from(a), Vec3A::from(b), Vec3A::from(c));
-    (a.min(b).min(c), a.max(b).max(c))
-}
-
 #[inline]
 fn aabbs_overlap(a: &crate::math::Aabb, b: &crate::math::Aabb) -> bool {
     a.mins.cmple(b.maxs).all() && b.mins.cmple(a.maxs).all()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use rand::{Rng, SeedableRng};
-
-    /// The 4-lane corner box equals `Vec3::min`/`max` bit for bit, on random corners and on
-    /// corners made of signed zeros and equal values (where the operand order decides the
-    /// result).
-    #[test]
-    fn corner_box_equals_scalar_min_max_bitwise() {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
-        let special = [0.0f32, -0.0, 1.0, -1.0, 1e-30, -1e-30];
-        for i in 0..20_000 {
-            let corners: [Vec3; 3] = core::array::from_fn(|_| {
-                if i % 2 == 0 {
-                    Vec3::from_array(core::array::from_fn(|_| {
-                        special[rng.random_range(0..special.len())]
-                    }))
-                } else {
-                    Vec3::new(rng.random(), rng.random(), rng.random()) * 4.0 - Vec3::splat(2.0)
-                }
-            });
-            let [a, b, c] = corners;
-            let (lo, hi) = corner_box(corners);
-            let bits = |v: Vec3| v.to_array().map(f32::to_bits);
-            assert_eq!(bits(lo.into()), bits(a.min(b).min(c)), "{corners:?}");
-            assert_eq!(bits(hi.into()), bits(a.max(b).max(c)), "{corners:?}");
-        }
-    }
 }
