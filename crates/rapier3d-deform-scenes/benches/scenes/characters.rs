@@ -16,6 +16,9 @@
 //!   `step_cost_vs_static_trimesh_without_hooks` the same for the posed character without
 //!   `SurfaceVelocityHooks` (whose `MODIFY_SOLVER_CONTACTS` flag keeps the character's pairs out
 //!   of Rapier's contact recycling).
+//! * `step_cost_vs_kinematic_trimesh`: the same over the rest-pose `TriMesh` on a kinematic
+//!   body that never moves (report): the body type a character has, whose contacts Rapier's
+//!   solver handles at a higher cost than contacts with a fixed body.
 //! * `step_cost_swept_vs_static_trimesh`, `balls_passed_through_swept`: the hooked character
 //!   built with `SkinnedColliderBuilder::swept_contacts` (closed skins;
 //!   `NaN` / `-1` elsewhere), same rain.
@@ -243,6 +246,9 @@ struct Measured {
     ms_swept: Option<f64>,
     ms_character: f64,
     ms_static: f64,
+    /// Mean ms per step of the same rain on the rest-pose `TriMesh` on a kinematic body that
+    /// never moves.
+    ms_kinematic: f64,
     ms_unhooked: f64,
     touched: usize,
     /// Mean awake balls per step: with the hooked character, on the static `TriMesh`.
@@ -337,13 +343,24 @@ fn measure(path: &Path, sizes: &Sizes) -> Result<Measured, String> {
         shape_of(&w, &c).tree().mesh().triangles().to_vec(),
     )
     .map_err(|e| e.to_string())?;
+    let rest_kinematic = rest.clone();
     s.insert(
         RigidBodyBuilder::fixed(),
         ColliderBuilder::new(SharedShape::new(rest)),
     );
     ground(&mut s, lo.y);
+    // The same fixed TriMesh on a kinematic body that never moves: what holding the character
+    // rigid costs on the body type a character has (Rapier's solver treats contacts with a
+    // kinematic body differently from contacts with a fixed one).
+    let mut kin = world();
+    kin.insert(
+        RigidBodyBuilder::kinematic_position_based(),
+        ColliderBuilder::new(SharedShape::new(rest_kinematic)),
+    );
+    ground(&mut kin, lo.y);
     let balls = rain(&mut w, lo, hi, sizes.balls_per_side);
     rain(&mut s, lo, hi, sizes.balls_per_side);
+    rain(&mut kin, lo, hi, sizes.balls_per_side);
     let balls_unhooked = rain(&mut u, lo, hi, sizes.balls_per_side);
     let balls_swept = rain(&mut v, lo, hi, sizes.balls_per_side);
     let ball_colliders: Vec<ColliderHandle> = balls.iter().map(|b| b.1).collect();
@@ -355,7 +372,7 @@ fn measure(path: &Path, sizes: &Sizes) -> Result<Measured, String> {
     let dt = w.integration_parameters.dt;
     let clips = c.clip_names().count();
     let (mut pose_us, mut ms_character, mut ms_static) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut ms_unhooked, mut ms_swept) = (Vec::new(), Vec::new());
+    let (mut ms_unhooked, mut ms_swept, mut ms_kinematic) = (Vec::new(), Vec::new(), Vec::new());
     let mut touched = vec![false; balls.len()];
     let mut contacts_ok = true;
     let mut inside = vec![false; balls.len()];
@@ -374,6 +391,9 @@ fn measure(path: &Path, sizes: &Sizes) -> Result<Measured, String> {
         let t1 = Instant::now();
         s.step();
         ms_static.push(t1.elapsed().as_secs_f64() * 1e3);
+        let t4 = Instant::now();
+        kin.step();
+        ms_kinematic.push(t4.elapsed().as_secs_f64() * 1e3);
         let t2 = Instant::now();
         pose_at(&mut cu, &mut u, clips, k, dt)?;
         u.step();
@@ -438,6 +458,7 @@ fn measure(path: &Path, sizes: &Sizes) -> Result<Measured, String> {
         ms_swept: swept.is_some().then(|| mean(&ms_swept)),
         ms_character: mean(&ms_character),
         ms_static: mean(&ms_static),
+        ms_kinematic: mean(&ms_kinematic),
         ms_unhooked: mean(&ms_unhooked),
         touched: touched.iter().filter(|&&x| x).count(),
         awake: (
@@ -523,6 +544,14 @@ pub fn run(options: &RunOptions) -> SceneReport {
             named("step_cost_vs_static_trimesh", &m.name),
             ratio,
             format!("{:.3} ms vs {:.3} ms", m.ms_character, m.ms_static),
+        );
+        report.metric(
+            named("step_cost_vs_kinematic_trimesh", &m.name),
+            m.ms_character / m.ms_kinematic.max(1e-9),
+            format!(
+                "{:.3} ms vs {:.3} ms: the rest-pose TriMesh on a kinematic body that never moves (report)",
+                m.ms_character, m.ms_kinematic
+            ),
         );
         report.metric(
             named("step_cost_vs_static_trimesh_without_hooks", &m.name),
