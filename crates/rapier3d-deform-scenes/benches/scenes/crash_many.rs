@@ -409,13 +409,7 @@ pub fn run(options: &RunOptions) -> SceneReport {
 /// pool, in lockstep; their tallies.
 #[cfg(feature = "parallel")]
 fn parallel_speedup(asset: &Arc<PlasticAsset>, sizes: &Sizes) -> (Tally, Tally) {
-    let pool = |n: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .unwrap_or_else(|e| panic!("rayon pool of {n} threads: {e}"))
-    };
-    let pools = [pool(1), pool(2)];
+    let pools = [super::runner::rayon_pool(1), super::runner::rayon_pool(2)];
     let mut tallies = [Tally::default(), Tally::default()];
     let cars = COUNTS[COUNTS.len() - 1];
     let grid = CrashGridOptions {

@@ -458,13 +458,7 @@ pub fn run(options: &RunOptions) -> SceneReport {
 /// parallel step is deterministic): positions and velocities of every ball are compared.
 #[cfg(feature = "parallel")]
 fn parallel_speedup(scene: &GltfScene, n: usize, sizes: &Sizes) -> [Vec<f64>; 2] {
-    let pool = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap_or_else(|e| panic!("rayon pool of {threads} threads: {e}"))
-    };
-    let pools = [pool(1), pool(2)];
+    let pools = [super::runner::rayon_pool(1), super::runner::rayon_pool(2)];
     let mut per_round = [Vec::new(), Vec::new()];
     for round in 0..sizes.rounds {
         let started = Instant::now();

@@ -208,6 +208,15 @@ pub fn calibrate<R>(target_ns: f64, mut f: impl FnMut() -> R) -> u32 {
     }
 }
 
+/// A rayon pool of `threads` threads, for the scenes' one- and two-thread comparisons.
+#[cfg(feature = "parallel")]
+pub fn rayon_pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap_or_else(|e| panic!("rayon pool of {threads} threads: {e}"))
+}
+
 /// A 60 Hz frame (ms).
 pub const FRAME_MS: f64 = 1000.0 / 60.0;
 

@@ -163,11 +163,7 @@ fn build_tree(anim: &Animation) -> BnTree {
 fn measure(anim: &Animation, passes: usize, brute_force_reference: bool) -> Measured {
     #[cfg(feature = "parallel")]
     {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .unwrap_or_else(|e| panic!("rayon pool of 1 thread: {e}"))
-            .install(|| measure_here(anim, passes, brute_force_reference))
+        super::runner::rayon_pool(1).install(|| measure_here(anim, passes, brute_force_reference))
     }
     #[cfg(not(feature = "parallel"))]
     measure_here(anim, passes, brute_force_reference)
@@ -702,12 +698,7 @@ fn parallel_speedup(report: &mut SceneReport, anim: &Animation, passes: usize) {
     use super::output::load_average;
     let anim = spatially_ordered(anim);
     let tree = build_tree(&anim);
-    let pools = [1, 2].map(|n| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .unwrap_or_else(|e| panic!("rayon pool of {n} threads: {e}"))
-    });
+    let pools = [1, 2].map(super::runner::rayon_pool);
     let load_before = load_average();
     let mut per_pass = [Vec::new(), Vec::new()];
     let (mut mismatched, mut parallel_frames, mut frames) = (0, 0, 0);
