@@ -131,7 +131,8 @@ impl DeformableMeshShape {
             .vertex_stamp
             .get(v as usize)
             .is_some_and(|s| s.load(Ordering::Relaxed) == self.epoch())
-            || (v < self.tree.rest_positions().len() as u32 && self.whole_refit_is_current())
+            || (v < self.tree.rest_positions().len() as u32
+                && self.cache.whole_stamp.load(Ordering::Acquire) == self.epoch())
     }
 }
 
