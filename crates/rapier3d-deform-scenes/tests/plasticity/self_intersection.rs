@@ -1,4 +1,4 @@
-//! Contract: plasticity does not push a mesh collider through itself. A closed slab whose second example crushes its top face 0.4 m through its bottom face is dented step by step at the top; without the guard the brute-force oracle finds self-intersections, with `SelfIntersectionGuard` it never finds a pair that was not there before the step (checked after every step), the weight changes that would have crossed are undone, and the dent still forms up to the bottom. The mesh collider's positions equal `BoundMesh::positions_into` (Σ_e β_e x_e, an independent formula) throughout.
+//! Contract: plasticity does not push a mesh collider through itself. A closed slab whose second example crushes its top face 0.4 m through its bottom face is dented step by step at the top; without the guard the brute-force oracle finds self-intersections, with `SelfIntersectionGuard` it never finds a pair that was not there before the step (checked after every step), the weight changes that would have crossed are undone, and the dent still forms up to the bottom. The mesh collider's positions equal `BoundMesh::positions_into` (Σ_e β_e x_e, an independent formula) throughout. The bodies of one mesh share its topology tables, built with the mesh, through their dents.
 
 use std::collections::HashMap;
 
@@ -230,4 +230,21 @@ fn the_guard_stops_the_dent_at_the_bottom_without_new_self_intersections() {
         "{}",
         run.lowest_top
     );
+}
+
+#[test]
+fn the_bodies_of_one_mesh_share_topology_built_with_the_mesh() {
+    let mesh = slab(0.1);
+    let blend = crush_blend(&mesh);
+    let collider = ExampleMesh::new(&mesh, mesh.clone(), &blend, BnTreeOptions::default()).unwrap();
+    let (a, b) = (collider.shape().unwrap(), collider.shape().unwrap());
+    // Built with the mesh, not by each body on its first dent.
+    assert!(a.shares_built_topology_with(&b));
+    // A body that dents keeps sharing them (its tree is copied, the topology is not).
+    let mut dented = a.clone();
+    let v = 0u32;
+    dented
+        .update_vertex_weights(&[v], |_, out| out.fill(1.0 / out.len() as f32))
+        .unwrap();
+    assert!(dented.shares_built_topology_with(&b));
 }

@@ -23,8 +23,9 @@ use crate::shape::DeformableMeshShape;
 /// ([`DeformableMeshShape::update_vertex_weights`]).
 ///
 /// # Performance
-/// Memory: the tree (about 250 bytes per triangle) plus O(V · E) for the binding; a body's
-/// collider copies the tree on its first dent (copy-on-write).
+/// Memory: the tree (about 250 bytes per triangle) plus O(V · E) for the binding and the
+/// topology tables of the guard (O(V + T)); a body's collider copies the tree on its first dent
+/// (copy-on-write).
 #[derive(Clone, Debug)]
 pub struct ExampleMesh {
     bound: BoundMesh,
@@ -32,6 +33,9 @@ pub struct ExampleMesh {
     examples: usize,
     tree: Arc<BnTree>,
     governors: Vec<Affine>,
+    /// The collider shape at the rest weights, its topology tables built: every body's shape is
+    /// a clone of it and shares them, so no body builds them on its first dent.
+    prototype: DeformableMeshShape,
     /// CSR: the mesh vertices that read each cage vertex.
     reader_offsets: Vec<u32>,
     readers: Vec<u32>,
@@ -102,26 +106,32 @@ impl ExampleMesh {
         for c in 0..cage_n {
             reader_offsets[c + 1] += reader_offsets[c];
         }
+        let governors = blend.governors().to_vec();
+        let prototype = DeformableMeshShape::new(tree.clone(), &governors)?;
+        prototype.build_topology();
         Ok(Self {
             bound,
             bone_weights: blend.bone_weights().clone(),
             examples: e,
             tree,
-            governors: blend.governors().to_vec(),
+            governors,
+            prototype,
             reader_offsets,
             readers: pairs.into_iter().map(|(_, v)| v).collect(),
         })
     }
 
-    /// A collider shape at the rest weights (every vertex on example 0).
+    /// A collider shape at the rest weights (every vertex on example 0). The shapes of every
+    /// body share the tree until their first dent (copy-on-write) and the topology tables the
+    /// self-intersection guard reads (built once, with the mesh).
     ///
     /// # Errors
     /// Not expected (the governors were validated by the blend).
     ///
     /// # Performance
-    /// O(m + nodes + vertices).
+    /// O(nodes + vertices) for the shape's caches.
     pub fn shape(&self) -> Result<DeformableMeshShape> {
-        DeformableMeshShape::new(self.tree.clone(), &self.governors)
+        Ok(self.prototype.clone())
     }
 
     /// The binding to the cage (rest mesh, example poses, cage triangles and barycentric
