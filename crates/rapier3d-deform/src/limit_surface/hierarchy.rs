@@ -37,6 +37,9 @@ struct Node {
     /// The node's boundary loop in boundary order, when the node's patches form a topological
     /// disc (fixed by the topology).
     disc: Option<Vec<BoundaryEdge>>,
+    /// The leaf-order positions of the patches outside the node that share an edge with one of
+    /// its patches, sorted and distinct (fixed by the topology).
+    across: Vec<u32>,
 }
 
 /// A star of patches around a patch (sorted) and its boundary loop when it is a disc.
@@ -87,7 +90,7 @@ impl Cached {
 ///
 /// # Performance
 /// Building: O(T log² T) (median splits, disc checks per node, O(T) each level). Memory O(T log T)
-/// (the discs' boundary loops) plus O(T) per-patch data (bounds, segments, and the stars of one
+/// (the discs' boundary loops, the patches across each node's boundary) plus O(T) per-patch data (bounds, segments, and the stars of one
 /// and two vertex rings once gathered).
 #[derive(Clone, Debug)]
 pub struct LimitHierarchy {
@@ -228,6 +231,15 @@ impl LimitHierarchy {
         for n in 0..h.nodes.len() {
             let (s, e) = (h.nodes[n].start, h.nodes[n].end);
             h.nodes[n].disc = h.region_loop(&[(s, e)]);
+            let mut across: Vec<u32> = h.order[s as usize..e as usize]
+                .iter()
+                .flat_map(|&t| h.neighbours[t as usize])
+                .map(|t| h.position[t as usize])
+                .filter(|&p| p < s || p >= e)
+                .collect();
+            across.sort_unstable();
+            across.dedup();
+            h.nodes[n].across = across;
         }
         Ok(h)
     }
@@ -474,11 +486,18 @@ impl LimitHierarchy {
     }
 
     /// Whether a patch of node `a` shares an edge with a patch of node `b` (seed §2.4's adjacency
-    /// at the level of whole patches).
+    /// at the level of whole patches). Nodes of one hierarchy are nested or disjoint; for
+    /// disjoint nodes this is whether `a`'s patches across its boundary (`Node::across`, leaf
+    /// positions) reach into `b`'s range.
     ///
     /// # Performance
-    /// O(min(|a|, |b|)).
+    /// O(log |boundary of a|) for disjoint nodes; O(min(|a|, |b|)) for nested ones.
     pub(crate) fn nodes_adjacent(&self, a: u32, b: u32) -> bool {
+        let (na, nb) = (&self.nodes[a as usize], &self.nodes[b as usize]);
+        if na.end <= nb.start || nb.end <= na.start {
+            let i = na.across.partition_point(|&p| p < nb.start);
+            return na.across.get(i).is_some_and(|&p| p < nb.end);
+        }
         let (small, big) = if self.node_size(a) <= self.node_size(b) {
             (a, b)
         } else {
@@ -884,6 +903,7 @@ fn build(
         end: end as u32,
         children: None,
         disc: None,
+        across: Vec::new(),
     });
     if end - start <= 1 {
         return id;
