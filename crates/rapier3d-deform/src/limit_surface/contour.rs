@@ -311,10 +311,20 @@ mod tests {
     #[test]
     fn half_plane_wedge_agrees_with_angle_gaps() {
         assert!(!fit_half_plane(&[[1.0, 0.0], [-1.0, 0.0]]));
-        assert!(!fit_half_plane(&[[1.0, 0.0], [2.0, 0.0], [-1.0, 1e-3], [-1.0, -1e-3]]));
+        assert!(!fit_half_plane(&[
+            [1.0, 0.0],
+            [2.0, 0.0],
+            [-1.0, 1e-3],
+            [-1.0, -1e-3]
+        ]));
         assert!(fit_half_plane(&[[1.0, 0.0], [2.0, 0.0]]));
         assert!(fit_half_plane(&[[1.0, 0.0], [-1.0, 1e-3], [0.0, 1.0]]));
-        assert!(!fit_half_plane(&[[1.0, 0.0], [-1.0, 1e-3], [0.0, 1.0], [0.0, -1.0]]));
+        assert!(!fit_half_plane(&[
+            [1.0, 0.0],
+            [-1.0, 1e-3],
+            [0.0, 1.0],
+            [0.0, -1.0]
+        ]));
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let mut next = || {
             seed ^= seed << 13;
@@ -336,11 +346,7 @@ mod tests {
                 .collect();
             let mut angles: Vec<f64> = vectors.iter().map(|v| v[1].atan2(v[0])).collect();
             let reference = in_half_plane(&mut angles);
-            assert_eq!(
-                fit_half_plane(&vectors),
-                reference,
-                "{vectors:?}"
-            );
+            assert_eq!(fit_half_plane(&vectors), reference, "{vectors:?}");
             accepted += reference as usize;
         }
         assert!(accepted > 1000 && accepted < 3900, "{accepted}");

@@ -706,7 +706,7 @@ impl LimitInterferenceQuery {
                 children: None,
                 self_test: None,
                 corner_gens: [None, None, None],
-            polygon: None,
+                polygon: None,
                 reached: self.stamp,
             });
             self.visited.push(ids[k]);

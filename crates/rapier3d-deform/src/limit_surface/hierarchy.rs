@@ -931,3 +931,59 @@ fn build(
     nodes[id as usize].children = Some([a, b]);
     id
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::deformation::LoopSubdivision;
+
+    /// An octahedron Loop-subdivided twice (valences 4 and 6, at most one irregular corner per
+    /// triangle), with its vertices spread so that the median splits are not degenerate.
+    fn cage() -> TriangleMesh {
+        let p = vec![Vec3::X, -Vec3::X, Vec3::Y, -Vec3::Y, Vec3::Z, -Vec3::Z];
+        let t = vec![
+            [0, 2, 4],
+            [2, 1, 4],
+            [1, 3, 4],
+            [3, 0, 4],
+            [2, 0, 5],
+            [1, 2, 5],
+            [3, 1, 5],
+            [0, 3, 5],
+        ];
+        let octahedron = TriangleMesh::new(p, t).unwrap();
+        LoopSubdivision::new(octahedron, 2).unwrap().mesh().clone()
+    }
+
+    /// Node adjacency from the sorted boundary neighbours against a brute-force search for an
+    /// edge-sharing pair of patches, over every pair of disjoint nodes.
+    #[test]
+    fn node_adjacency_matches_brute_force_over_all_disjoint_node_pairs() {
+        let h = LimitHierarchy::new(&cage()).unwrap();
+        let patches = |n: usize| {
+            let node = &h.nodes[n];
+            h.order[node.start as usize..node.end as usize].to_vec()
+        };
+        let (mut adjacent, mut apart) = (0, 0);
+        for a in 0..h.node_count() {
+            let pa = patches(a);
+            for b in 0..h.node_count() {
+                let (na, nb) = (&h.nodes[a], &h.nodes[b]);
+                if na.start < nb.end && nb.start < na.end {
+                    continue;
+                }
+                let pb = patches(b);
+                let brute = pa
+                    .iter()
+                    .any(|&t| h.neighbours[t as usize].iter().any(|n| pb.contains(n)));
+                assert_eq!(h.nodes_adjacent(a as u32, b as u32), brute, "{a} {b}");
+                if brute {
+                    adjacent += 1;
+                } else {
+                    apart += 1;
+                }
+            }
+        }
+        assert!(adjacent > 1000 && apart > 1000, "{adjacent} {apart}");
+    }
+}

@@ -370,4 +370,59 @@ mod tests {
             assert!((regular_limit_row(c).iter().sum::<f64>() - 1.0).abs() < 1e-14);
         }
     }
+
+    /// The dense product `m p`, summed over the columns in ascending order (the reference the
+    /// sparse rows must reproduce bit for bit).
+    fn dense_apply(m: &DMatrix<f64>, p: &[[f64; 3]]) -> Vec<[f64; 3]> {
+        (0..m.nrows())
+            .map(|r| {
+                let mut q = [0.0; 3];
+                for (c, x) in p.iter().enumerate().take(m.ncols()) {
+                    for d in 0..3 {
+                        q[d] += m[(r, c)] * x[d];
+                    }
+                }
+                q
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sparse_rows_reproduce_the_dense_products_bit_for_bit() {
+        let mut seed = 0x6a09_e667_f3bc_c909u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            ((seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 1e3
+        };
+        for n in MIN_VALENCE..=MAX_VALENCE {
+            let matrices = [
+                subdivision_matrix(n),
+                picking_matrix(n, Child::AtR0),
+                picking_matrix(n, Child::AtR1),
+                picking_matrix(n, Child::Middle),
+            ];
+            for m in &matrices {
+                let sparse = SparseRows::from_dense(m);
+                assert_eq!(sparse.rows(), m.nrows());
+                let zeros = m.iter().filter(|&&w| w == 0.0).count();
+                assert!(zeros > 0, "valence {n}: stencils leave most weights zero");
+                for _ in 0..50 {
+                    let p: Vec<[f64; 3]> =
+                        (0..m.ncols()).map(|_| [next(), next(), -next()]).collect();
+                    let reference = dense_apply(m, &p);
+                    let fast = sparse.apply(&p);
+                    let mut into = vec![[0.0; 3]; m.nrows()];
+                    sparse.apply_into(&p, &mut into);
+                    for ((r, f), i) in reference.iter().zip(&fast).zip(&into) {
+                        for d in 0..3 {
+                            assert_eq!(r[d].to_bits(), f[d].to_bits(), "valence {n}");
+                            assert_eq!(r[d].to_bits(), i[d].to_bits(), "valence {n}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

@@ -418,6 +418,43 @@ mod tests {
         p
     }
 
+    /// The two-step box built from the children's distinct points equals the box of the
+    /// control triangle and of every child's [`aabb_of`] over its full set of children.
+    #[test]
+    fn two_step_box_equals_the_boxes_of_all_grandchildren() {
+        let mut seed = 0xbb67_ae85_84ca_a73bu64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        for n in 3..=12 {
+            for _ in 0..20 {
+                let p: Vec<P3> = neighbourhood(n)
+                    .iter()
+                    .map(|q| [q[0] + 0.3 * next(), q[1] + 0.3 * next(), q[2] + next()])
+                    .collect();
+                let mut lo = [f64::INFINITY; 3];
+                let mut hi = [f64::NEG_INFINITY; 3];
+                for q in &p[..3] {
+                    for d in 0..3 {
+                        lo[d] = lo[d].min(q[d]);
+                        hi[d] = hi[d].max(q[d]);
+                    }
+                }
+                for (m, k) in &children(n, &p).unwrap() {
+                    let (l, h) = aabb_of(k, &children(*m, k).unwrap());
+                    for d in 0..3 {
+                        lo[d] = lo[d].min(l[d]);
+                        hi[d] = hi[d].max(h[d]);
+                    }
+                }
+                assert_eq!(aabb(n, &p).unwrap(), (lo, hi), "valence {n}");
+            }
+        }
+    }
+
     #[test]
     fn segments_bound_the_boundary_of_deeply_refined_children() {
         for n in [3, 4, 5, 6, 7, 9, 12] {
