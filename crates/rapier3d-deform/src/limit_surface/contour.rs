@@ -204,8 +204,9 @@ fn fit_half_plane<'a>(vectors: impl IntoIterator<Item = &'a [f64; 2]>) -> bool {
 /// docs. Loops of fewer than three segments are refused.
 ///
 /// # Performance
-/// O(Σ generators) for the wedges (no angles, no sorting), a sort-and-sweep of the boxes (O(s log s)) and convex hulls only of the
-/// non-consecutive segments whose boxes overlap; a few allocations per call.
+/// O(Σ generators) for the wedges (no angles, no sorting), a sort-and-sweep of the boxes
+/// (O(s log s)) and convex hulls only of the non-consecutive segments whose boxes overlap; a few
+/// allocations per call.
 pub(crate) fn projected_loop_is_simple(segments: &[&Segment], axis: P3) -> bool {
     let m = segments.len();
     if m < 3 {

@@ -90,8 +90,8 @@ impl Cached {
 ///
 /// # Performance
 /// Building: O(T log² T) (median splits, disc checks per node, O(T) each level). Memory O(T log T)
-/// (the discs' boundary loops, the patches across each node's boundary) plus O(T) per-patch data (bounds, segments, and the stars of one
-/// and two vertex rings once gathered).
+/// (the discs' boundary loops, the patches across each node's boundary) plus O(T) per-patch data
+/// (bounds, segments, and the stars of one and two vertex rings once gathered).
 #[derive(Clone, Debug)]
 pub struct LimitHierarchy {
     patches: LimitPatches,

@@ -64,8 +64,9 @@ pub(crate) fn children(valence: usize, points: &[P3]) -> Result<Children> {
 /// valence, the children's rows of the local subdivision and picking matrices (over the parent's
 /// control points), each kept at its first occurrence. Children share control points (the level-1
 /// vertices around their common corners and edges); a shared point comes from identical matrix
-/// rows, which [`SparseRows`](super::local_matrix::SparseRows) turns into bit-identical points (the same products summed in the
-/// same order), so the kept slots hold exactly the set of the children's points.
+/// rows, which [`SparseRows`](super::local_matrix::SparseRows) turns into bit-identical points
+/// (the same products summed in the same order), so the kept slots hold exactly the set of the
+/// children's points.
 ///
 /// # Errors
 /// Only for a valence outside the tables.
@@ -114,7 +115,8 @@ pub(crate) fn distinct_child_points(valence: usize) -> Result<&'static [(usize, 
 ///
 /// # Performance
 /// One Loop step of the patch and the distinct points of one step of each child
-/// ([`SparseRows`](super::local_matrix::SparseRows) rows), O(n + 4 · 30) comparisons; no allocation.
+/// ([`SparseRows`](super::local_matrix::SparseRows) rows), O(n + 4 · 30) comparisons; no
+/// allocation.
 pub(crate) fn aabb(valence: usize, points: &[P3]) -> Result<(P3, P3)> {
     let mut lo = [f64::INFINITY; 3];
     let mut hi = [f64::NEG_INFINITY; 3];
