@@ -135,7 +135,8 @@ fn hulls_separate(a: &[[f64; 2]], b: &[[f64; 2]], margin: f64) -> bool {
 
 /// Whether all `angles` (radians, any order) fit strictly in an open half-plane: the largest
 /// circular gap between consecutive sorted angles exceeds π by the margin. No angle at all (a
-/// point curve) passes.
+/// point curve) passes. The reference [`fit_half_plane`] is tested against.
+#[cfg(test)]
 fn in_half_plane(angles: &mut [f64]) -> bool {
     if angles.len() < 2 {
         return true;
@@ -149,32 +150,53 @@ fn in_half_plane(angles: &mut [f64]) -> bool {
     gap > core::f64::consts::PI + WEDGE_EPS
 }
 
-/// Whether the 2D `vectors` (non-zero) fit strictly in an open half-plane with the margin of
-/// [`in_half_plane`]: first with the normalised sum of the unit vectors as the witness normal
-/// (every vector at less than `π/2 − WEDGE_EPS` from it), otherwise by the angle gaps.
-fn fit_half_plane(vectors: &[[f64; 2]], scratch: &mut Vec<f64>) -> bool {
-    if vectors.len() < 2 {
+fn cross2(a: [f64; 2], b: [f64; 2]) -> f64 {
+    a[0] * b[1] - a[1] * b[0]
+}
+
+fn dot2(a: [f64; 2], b: [f64; 2]) -> f64 {
+    a[0] * b[0] + a[1] * b[1]
+}
+
+/// Whether the 2D `vectors` (non-zero) fit strictly in an open half-plane, with the margin of
+/// the angle-gap test (the vectors span a wedge narrower than `π − WEDGE_EPS`), without angles
+/// or sorting: the wedge spanning the vectors seen so far, from its clockwise-most `l` to its
+/// counter-clockwise-most `r`, grows by one vector at a time. A vector inside the wedge leaves it
+/// (left of `l`, right of `r`, and not opposite both, which only a wedge of width 0 admits); one
+/// outside extends it on the side where it lies less than π away (`cross(l, v) > 0`: beyond `r`;
+/// `cross(v, r) > 0`: beyond `l`; for a wedge narrower than π at most one holds), else no
+/// half-plane holds them. The wedge of every prefix of a set that fits in a half-plane is unique,
+/// so the growth is exact up to rounding, which the final margin (`4 · WEDGE_EPS` on the sine)
+/// covers.
+///
+/// # Performance
+/// O(vectors): two cross products per vector, no allocation.
+fn fit_half_plane<'a>(vectors: impl IntoIterator<Item = &'a [f64; 2]>) -> bool {
+    let mut it = vectors.into_iter();
+    let Some(&first) = it.next() else {
+        return true;
+    };
+    let (mut l, mut r) = (first, first);
+    for &v in it {
+        let (cl, cr) = (cross2(l, v), cross2(v, r));
+        if cl >= 0.0 && cr >= 0.0 && (dot2(l, v) > 0.0 || dot2(v, r) > 0.0) {
+            continue;
+        }
+        if cl > 0.0 {
+            r = v;
+        } else if cr > 0.0 {
+            l = v;
+        } else {
+            return false;
+        }
+    }
+    let (c, d) = (cross2(l, r), dot2(l, r));
+    if c >= 0.0 && d >= 0.0 {
         return true;
     }
-    let mut w = [0.0; 2];
-    for v in vectors {
-        let l = (v[0] * v[0] + v[1] * v[1]).sqrt();
-        w[0] += v[0] / l;
-        w[1] += v[1] / l;
-    }
-    let lw = (w[0] * w[0] + w[1] * w[1]).sqrt();
-    // cos(π/2 − 2·WEDGE_EPS) = sin(2·WEDGE_EPS) ≈ 2·WEDGE_EPS; the factor 4 covers rounding.
-    if lw > 0.0
-        && vectors.iter().all(|v| {
-            let l = (v[0] * v[0] + v[1] * v[1]).sqrt();
-            v[0] * w[0] + v[1] * w[1] > 4.0 * WEDGE_EPS * l * lw
-        })
-    {
-        return true;
-    }
-    scratch.clear();
-    scratch.extend(vectors.iter().map(|v| v[1].atan2(v[0])));
-    in_half_plane(scratch)
+    let norms = dot2(l, l).sqrt() * dot2(r, r).sqrt();
+    // sin(π − W) > sin(4·WEDGE_EPS) for a wedge W in (π/2, π).
+    c > 4.0 * WEDGE_EPS * norms
 }
 
 /// Whether the closed loop of `segments` (in boundary order) projects onto the plane orthogonal
@@ -182,9 +204,9 @@ fn fit_half_plane(vectors: &[[f64; 2]], scratch: &mut Vec<f64>) -> bool {
 /// docs. Loops of fewer than three segments are refused.
 ///
 /// # Performance
-/// O(Σ generators) for the wedges (an angle sort only where the normalised tangent sum is no
-/// witness), a sort-and-sweep of the boxes (O(s log s)) and convex hulls only of the
-/// non-consecutive segments whose boxes overlap; a few allocations per call.
+/// O(Σ generators) for the wedges (no angles, no sorting), a sort-and-sweep of the boxes
+/// (O(s log s)) and convex hulls only of the non-consecutive segments whose boxes overlap; a few
+/// allocations per call.
 pub(crate) fn projected_loop_is_simple(segments: &[&Segment], axis: P3) -> bool {
     let m = segments.len();
     if m < 3 {
@@ -234,16 +256,10 @@ pub(crate) fn projected_loop_is_simple(segments: &[&Segment], axis: P3) -> bool 
         });
     }
     // 1. Consecutive pairs: one open half-plane for both segments' tangents.
-    let mut pair: Vec<[f64; 2]> = Vec::new();
-    let mut scratch = Vec::new();
     for i in 0..m {
-        let j = (i + 1) % m;
-        pair.clear();
-        for k in [i, j] {
-            let (a, b) = proj[k].tangents;
-            pair.extend_from_slice(&tangents[a..b]);
-        }
-        if !fit_half_plane(&pair, &mut scratch) {
+        let (a, b) = proj[i].tangents;
+        let (c, d) = proj[(i + 1) % m].tangents;
+        if !fit_half_plane(tangents[a..b].iter().chain(&tangents[c..d])) {
             return false;
         }
     }
@@ -291,10 +307,25 @@ mod tests {
         }
     }
 
-    /// The witness shortcut of `fit_half_plane` against the angle-gap test alone, on random
-    /// vector sets (narrow, wide, around a half-plane and beyond).
+    /// The growing wedge of `fit_half_plane` against the angle-gap test, on random vector sets
+    /// (narrow, wide, around a half-plane and beyond), and on opposite and parallel vectors.
     #[test]
-    fn half_plane_witness_agrees_with_angle_gaps() {
+    fn half_plane_wedge_agrees_with_angle_gaps() {
+        assert!(!fit_half_plane(&[[1.0, 0.0], [-1.0, 0.0]]));
+        assert!(!fit_half_plane(&[
+            [1.0, 0.0],
+            [2.0, 0.0],
+            [-1.0, 1e-3],
+            [-1.0, -1e-3]
+        ]));
+        assert!(fit_half_plane(&[[1.0, 0.0], [2.0, 0.0]]));
+        assert!(fit_half_plane(&[[1.0, 0.0], [-1.0, 1e-3], [0.0, 1.0]]));
+        assert!(!fit_half_plane(&[
+            [1.0, 0.0],
+            [-1.0, 1e-3],
+            [0.0, 1.0],
+            [0.0, -1.0]
+        ]));
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let mut next = || {
             seed ^= seed << 13;
@@ -302,7 +333,6 @@ mod tests {
             seed ^= seed << 17;
             (seed >> 11) as f64 / (1u64 << 53) as f64
         };
-        let mut scratch = Vec::new();
         let mut accepted = 0;
         for case in 0..4000 {
             let spread = [0.5, 2.0, 3.6, 6.0][case % 4];
@@ -317,11 +347,7 @@ mod tests {
                 .collect();
             let mut angles: Vec<f64> = vectors.iter().map(|v| v[1].atan2(v[0])).collect();
             let reference = in_half_plane(&mut angles);
-            assert_eq!(
-                fit_half_plane(&vectors, &mut scratch),
-                reference,
-                "{vectors:?}"
-            );
+            assert_eq!(fit_half_plane(&vectors), reference, "{vectors:?}");
             accepted += reference as usize;
         }
         assert!(accepted > 1000 && accepted < 3900, "{accepted}");

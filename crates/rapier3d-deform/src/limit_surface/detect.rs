@@ -225,6 +225,8 @@ struct Sub {
     self_test: Option<(bool, bool)>,
     /// Per corner, the generators of its derivatives from there, computed when first needed.
     corner_gens: [Option<Box<[P3]>>; 3],
+    /// Its flat polygon (the limit corners in f32), computed when a region first reports it.
+    polygon: Option<[Vec3; 3]>,
     /// The last query that reached it.
     reached: u64,
 }
@@ -239,11 +241,12 @@ struct Sub {
 ///
 /// Sub-patches are created once and shared by every pair that reaches them, also by later queries
 /// while their limit patch's control points do not move: a sub-patch depends on those alone, so
-/// its control points, box, hull, normal bound, boundary segments, self-test outcome and children
-/// are kept (the hierarchy's change epochs, [`LimitHierarchy::set_control_points`], tell which
-/// patches moved; the sub-patches of a patch that moved are rebuilt when a query reaches it, and
-/// the stale ones are dropped once they make up half of the scratch memory). What a query
-/// reports, its counters and its budget are the same as if every sub-patch were built anew.
+/// its control points, box, hull, normal bound, boundary segments, flat polygon, self-test outcome
+/// and children are kept (the hierarchy's change epochs, [`LimitHierarchy::set_control_points`],
+/// tell which patches moved; the sub-patches of a patch that moved are rebuilt when a query
+/// reaches it, and the stale ones are dropped once they make up half of the scratch memory). What
+/// a query reports, its counters and its budget are the same as if every sub-patch were built
+/// anew.
 #[derive(Clone, Debug)]
 pub struct LimitInterferenceQuery {
     contour: bool,
@@ -625,6 +628,7 @@ impl LimitInterferenceQuery {
             children: None,
             self_test: None,
             corner_gens: [None, None, None],
+            polygon: None,
             reached: self.stamp,
         });
         self.roots[s][t as usize] = (changed, idx);
@@ -702,6 +706,7 @@ impl LimitInterferenceQuery {
                 children: None,
                 self_test: None,
                 corner_gens: [None, None, None],
+                polygon: None,
                 reached: self.stamp,
             });
             self.visited.push(ids[k]);
@@ -961,6 +966,19 @@ impl LimitInterferenceQuery {
         self.corners_separate(x, i, y, j)
     }
 
+    /// The flat polygon of sub-patch `x`: its limit corners ([`refine::limit_corners`]) in f32,
+    /// computed once.
+    fn polygon(&mut self, x: u32) -> Result<[Vec3; 3]> {
+        let s = &mut self.arena[x as usize];
+        if let Some(p) = s.polygon {
+            return Ok(p);
+        }
+        let c = refine::limit_corners(s.valence, &s.points)?;
+        let p = c.map(|p| Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32));
+        s.polygon = Some(p);
+        Ok(p)
+    }
+
     /// The generators of sub-patch `x`'s derivatives from its corner `i`
     /// ([`refine::corner_generators`]), computed when a pair first needs them.
     fn corner_generators(&mut self, x: u32, i: usize) -> Result<&[P3]> {
@@ -994,10 +1012,7 @@ impl LimitInterferenceQuery {
         topology: RegionTopology,
         shared: &[(usize, usize)],
     ) -> Result<()> {
-        let (a, b) = (&self.arena[x as usize], &self.arena[y as usize]);
-        let to32 = |c: [P3; 3]| c.map(|p| Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32));
-        let pa = to32(refine::limit_corners(a.valence, &a.points)?);
-        let pb = to32(refine::limit_corners(b.valence, &b.points)?);
+        let (pa, pb) = (self.polygon(x)?, self.polygon(y)?);
         let polygons_intersect = match (topology, shared.first()) {
             (RegionTopology::Adjacent, _) => false,
             (RegionTopology::SharedCorner, Some(&(i, j))) => triangles_cross_beyond_vertex(
@@ -1040,6 +1055,7 @@ fn placeholder() -> Sub {
         children: None,
         self_test: None,
         corner_gens: [None, None, None],
+        polygon: None,
         reached: 0,
     }
 }

@@ -1,6 +1,8 @@
 //! Eigenstructure of Loop's local subdivision matrix per valence: closed form by the discrete Fourier transform, a Jordan block at valence 3, tabulated once (seed §3.2).
 
-use super::local_matrix::{Child, MAX_VALENCE, MIN_VALENCE, picking_matrix, subdivision_matrix};
+use super::local_matrix::{
+    Child, MAX_VALENCE, MIN_VALENCE, SparseRows, picking_matrix, subdivision_matrix,
+};
 use crate::deformation::loop_beta;
 use crate::error::{DeformError, Result};
 use rapier3d::na::{DMatrix, DVector};
@@ -37,6 +39,8 @@ pub struct LoopEigen {
     left: DMatrix<f64>,
     subdivision: DMatrix<f64>,
     picks: [DMatrix<f64>; 3],
+    /// `S` and the picking matrices by their non-zero weights.
+    stencils: [SparseRows; 4],
 }
 
 impl LoopEigen {
@@ -155,6 +159,12 @@ impl LoopEigen {
             .try_inverse()
             .unwrap_or_else(|| unreachable!("the eigenvectors of valence {n} form a basis"));
         let picks = Child::REGULAR.map(|c| picking_matrix(n, c));
+        let stencils = [
+            SparseRows::from_dense(&s),
+            SparseRows::from_dense(&picks[0]),
+            SparseRows::from_dense(&picks[1]),
+            SparseRows::from_dense(&picks[2]),
+        ];
         Self {
             valence: n,
             eigenvalues,
@@ -163,6 +173,7 @@ impl LoopEigen {
             left,
             subdivision: s,
             picks,
+            stencils,
         }
     }
 
@@ -210,6 +221,12 @@ impl LoopEigen {
     /// `r₀`, at `r₁` and in the middle after one step.
     pub fn picks(&self) -> &[DMatrix<f64>; 3] {
         &self.picks
+    }
+
+    /// `S`, `S₁`, `S₂`, `S₃` by their rows' non-zero weights: one Loop step to the four children
+    /// (corner, at `r₀`, at `r₁`, middle) in O(non-zeros), bit-identical to the dense products.
+    pub(crate) fn stencils(&self) -> &[SparseRows; 4] {
+        &self.stencils
     }
 
     /// The Jordan matrix `J` (eigenvalues on the diagonal, 1 above a Jordan pair).

@@ -37,6 +37,9 @@ struct Node {
     /// The node's boundary loop in boundary order, when the node's patches form a topological
     /// disc (fixed by the topology).
     disc: Option<Vec<BoundaryEdge>>,
+    /// The leaf-order positions of the patches outside the node that share an edge with one of
+    /// its patches, sorted and distinct (fixed by the topology).
+    across: Vec<u32>,
 }
 
 /// A star of patches around a patch (sorted) and its boundary loop when it is a disc.
@@ -87,8 +90,8 @@ impl Cached {
 ///
 /// # Performance
 /// Building: O(T log² T) (median splits, disc checks per node, O(T) each level). Memory O(T log T)
-/// (the discs' boundary loops) plus O(T) per-patch data (bounds, segments, and the stars of one
-/// and two vertex rings once gathered).
+/// (the discs' boundary loops, the patches across each node's boundary) plus O(T) per-patch data
+/// (bounds, segments, and the stars of one and two vertex rings once gathered).
 #[derive(Clone, Debug)]
 pub struct LimitHierarchy {
     patches: LimitPatches,
@@ -228,6 +231,15 @@ impl LimitHierarchy {
         for n in 0..h.nodes.len() {
             let (s, e) = (h.nodes[n].start, h.nodes[n].end);
             h.nodes[n].disc = h.region_loop(&[(s, e)]);
+            let mut across: Vec<u32> = h.order[s as usize..e as usize]
+                .iter()
+                .flat_map(|&t| h.neighbours[t as usize])
+                .map(|t| h.position[t as usize])
+                .filter(|&p| p < s || p >= e)
+                .collect();
+            across.sort_unstable();
+            across.dedup();
+            h.nodes[n].across = across;
         }
         Ok(h)
     }
@@ -474,11 +486,18 @@ impl LimitHierarchy {
     }
 
     /// Whether a patch of node `a` shares an edge with a patch of node `b` (seed §2.4's adjacency
-    /// at the level of whole patches).
+    /// at the level of whole patches). Nodes of one hierarchy are nested or disjoint; for
+    /// disjoint nodes this is whether `a`'s patches across its boundary (`Node::across`, leaf
+    /// positions) reach into `b`'s range.
     ///
     /// # Performance
-    /// O(min(|a|, |b|)).
+    /// O(log |boundary of a|) for disjoint nodes; O(min(|a|, |b|)) for nested ones.
     pub(crate) fn nodes_adjacent(&self, a: u32, b: u32) -> bool {
+        let (na, nb) = (&self.nodes[a as usize], &self.nodes[b as usize]);
+        if na.end <= nb.start || nb.end <= na.start {
+            let i = na.across.partition_point(|&p| p < nb.start);
+            return na.across.get(i).is_some_and(|&p| p < nb.end);
+        }
         let (small, big) = if self.node_size(a) <= self.node_size(b) {
             (a, b)
         } else {
@@ -884,6 +903,7 @@ fn build(
         end: end as u32,
         children: None,
         disc: None,
+        across: Vec::new(),
     });
     if end - start <= 1 {
         return id;
@@ -910,4 +930,60 @@ fn build(
     let b = build(nodes, order, centroids, mid, end);
     nodes[id as usize].children = Some([a, b]);
     id
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::deformation::LoopSubdivision;
+
+    /// An octahedron Loop-subdivided twice (valences 4 and 6, at most one irregular corner per
+    /// triangle), with its vertices spread so that the median splits are not degenerate.
+    fn cage() -> TriangleMesh {
+        let p = vec![Vec3::X, -Vec3::X, Vec3::Y, -Vec3::Y, Vec3::Z, -Vec3::Z];
+        let t = vec![
+            [0, 2, 4],
+            [2, 1, 4],
+            [1, 3, 4],
+            [3, 0, 4],
+            [2, 0, 5],
+            [1, 2, 5],
+            [3, 1, 5],
+            [0, 3, 5],
+        ];
+        let octahedron = TriangleMesh::new(p, t).unwrap();
+        LoopSubdivision::new(octahedron, 2).unwrap().mesh().clone()
+    }
+
+    /// Node adjacency from the sorted boundary neighbours against a brute-force search for an
+    /// edge-sharing pair of patches, over every pair of disjoint nodes.
+    #[test]
+    fn node_adjacency_matches_brute_force_over_all_disjoint_node_pairs() {
+        let h = LimitHierarchy::new(&cage()).unwrap();
+        let patches = |n: usize| {
+            let node = &h.nodes[n];
+            h.order[node.start as usize..node.end as usize].to_vec()
+        };
+        let (mut adjacent, mut apart) = (0, 0);
+        for a in 0..h.node_count() {
+            let pa = patches(a);
+            for b in 0..h.node_count() {
+                let (na, nb) = (&h.nodes[a], &h.nodes[b]);
+                if na.start < nb.end && nb.start < na.end {
+                    continue;
+                }
+                let pb = patches(b);
+                let brute = pa
+                    .iter()
+                    .any(|&t| h.neighbours[t as usize].iter().any(|n| pb.contains(n)));
+                assert_eq!(h.nodes_adjacent(a as u32, b as u32), brute, "{a} {b}");
+                if brute {
+                    adjacent += 1;
+                } else {
+                    apart += 1;
+                }
+            }
+        }
+        assert!(adjacent > 1000 && apart > 1000, "{adjacent} {apart}");
+    }
 }

@@ -158,21 +158,6 @@ pub fn regular_normal_bound(points: &[[f64; 3]]) -> Result<NormalBound> {
     Ok(cone_of(&gens).map_or(NormalBound::Unbounded, NormalBound::Cone))
 }
 
-/// `m p` for a matrix over control points.
-pub(super) fn apply(m: &rapier3d::na::DMatrix<f64>, p: &[[f64; 3]]) -> Vec<[f64; 3]> {
-    let rows = m.nrows();
-    let mut out = vec![[0.0; 3]; rows];
-    // Column-major storage: column `c` (the weights of control point `c`) is contiguous.
-    for (column, x) in m.as_slice().chunks_exact(rows).zip(p) {
-        for (q, &w) in out.iter_mut().zip(column) {
-            q[0] += w * x[0];
-            q[1] += w * x[1];
-            q[2] += w * x[2];
-        }
-    }
-    out
-}
-
 /// The tightened normal bound of an irregular patch (seed §4): the patch is split, without
 /// touching any mesh, into the regular subpatches of levels `1..=k` (bounded by their Bézier
 /// coefficients, [`regular_normal_bound`]'s generators) and the corner subpatch of level `k`
@@ -191,28 +176,38 @@ pub(super) fn apply(m: &rapier3d::na::DMatrix<f64>, p: &[[f64; 3]]) -> Vec<[f64;
 /// As [`eigen_normal_bound`].
 ///
 /// # Performance
-/// Per step: three regular subpatches (O(12 (n+6)) picks and their Bézier forms, O(84)
-/// containment tests, a cone of 84 generators only when one falls outside), one O((n+6)²) step
-/// and one eq. 3 box; typically 3–8 steps.
+/// Per step: three regular subpatches (picks by their non-zero stencil weights, their Bézier
+/// forms, O(84) containment tests, a cone of 84 generators only when one falls outside), one
+/// Loop step (O(non-zeros)) and one eq. 3 box; typically 3–8 steps; no allocation inside the
+/// loop.
 pub fn tightened_normal_bound(valence: usize, points: &[[f64; 3]]) -> Result<NormalBound> {
     let eig = loop_eigen(valence)?;
     check_points(eig, points)?;
     let bounds = eigen_bounds(valence)?;
     let c0 = eig.coefficients(points)?;
     let frame = Frame::along(cross3(c0[1], c0[2]));
+    let st = eig.stencils();
+    // The control points after `step − 1` steps towards the corner, and the next step's.
     let mut p = points.to_vec();
+    let mut next = vec![[0.0; 3]; p.len()];
+    let mut pick = [[0.0; 3]; REGULAR_POINTS];
+    let mut c = c0.clone();
+    let mut local: Vec<[f64; 3]> = Vec::with_capacity(c0.len());
     let mut regular: Option<NormalCone> = None;
     let mut batch: Vec<[f64; 3]> = Vec::with_capacity(3 * 28);
     let mut last = NormalBound::Unbounded;
     for step in 1..=MAX_TIGHTENING_STEPS {
         batch.clear();
-        for pick in eig.picks() {
-            batch.extend(regular_normal_coefficients(&apply(pick, &p)));
+        for s in &st[1..] {
+            s.apply_into(&p, &mut pick);
+            batch.extend(regular_normal_coefficients(&pick));
         }
-        p = apply(eig.subdivision(), &p);
-        let mut c = c0.clone();
+        st[0].apply_into(&p, &mut next);
+        std::mem::swap(&mut p, &mut next);
+        c.copy_from_slice(&c0);
         eig.advance(&mut c, step);
-        let local: Vec<[f64; 3]> = c.iter().map(|&v| frame.to_local(v)).collect();
+        local.clear();
+        local.extend(c.iter().map(|&v| frame.to_local(v)));
         let corner = corners(eigen_box(&local, bounds)).map(|v| frame.to_world(v));
         let reg = match regular {
             Some(r) if cone_holds(&r, &batch) => r,
