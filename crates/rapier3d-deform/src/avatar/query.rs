@@ -412,75 +412,94 @@ impl AvatarQuery {
         self.cell_hits.clear();
         self.check_query(avatar, point, radius)?;
         self.stats.points += 1;
-        let wide = Vec3A::from(point);
         let point_pad = 4.0 * f32::EPSILON * point.abs().max_element();
         let base = radius + self.vertex_slack;
-        for index in 0..avatar.boxes.len() {
-            let r = margins.map_or(base, |m| radius + m[index] + self.vertex_slack);
-            self.stats.box_tests += 1;
-            // The world box of the posed skin first: no map, six comparisons (the reach padded
-            // for the rounding of the comparison's operands).
-            let reach = Vec3A::splat(r * (1.0 + 4.0 * f32::EPSILON) + point_pad);
-            let (lo, hi) = self.box_world[index];
-            if !((lo - reach).cmple(wide).all() && wide.cmple(hi + reach).all()) {
-                continue;
+        let (px, py, pz) = (
+            Vec4::splat(point.x),
+            Vec4::splat(point.y),
+            Vec4::splat(point.z),
+        );
+        for g in 0..self.box_world_lanes.len() {
+            // The world boxes of the posed skin first, four at a time: no map, six comparisons
+            // per box (the reach padded for the rounding of the comparison's operands).
+            let first = 4 * g;
+            let lanes = (avatar.boxes.len() - first).min(4);
+            let mut reach = [0f32; 4];
+            for (k, reach) in reach.iter_mut().enumerate().take(lanes) {
+                let r = margins.map_or(base, |m| radius + m[first + k] + self.vertex_slack);
+                *reach = r * (1.0 + 4.0 * f32::EPSILON) + point_pad;
             }
-            let (local, stretch, rounding) = self.in_box_frame(index, point);
-            if !self.box_moving[index] {
-                // A singular bone: its box as a whole, every cell a candidate.
-                let reach = stretch * r + rounding;
-                let aabb = self.box_aabb[index];
-                if !inside(&aabb, local, reach) {
-                    continue;
-                }
-                self.stats.box_hits += 1;
-                let lower = self.lower_bound(&aabb, local, stretch, rounding);
-                let (s0, s1) = avatar.boxes[index].slabs;
-                for s in s0..s1 {
-                    self.push_cell(avatar, s, lower, point, r);
-                }
-                continue;
-            }
-            let reach = stretch * r + rounding + Vec3::splat(self.box_slack[index]);
-            let (n0, _) = avatar.boxes[index].nodes;
-            let slides = self.slide_start[index] as usize;
-            let (local_wide, reach_wide) = (Vec3A::from(local), Vec3A::from(reach));
-            self.stack.clear();
-            self.stack.push(n0);
-            let mut root = true;
-            while let Some(n) = self.stack.pop() {
-                let node = &avatar.nodes[n as usize];
-                self.stats.nodes_tested += 1;
-                let (lo, hi) = self.node_box(avatar, n, slides);
-                if !((lo - reach_wide).cmple(local_wide).all()
-                    && local_wide.cmple(hi + reach_wide).all())
-                {
-                    if root {
-                        break;
+            let reach = Vec4::from_array(reach);
+            let [lo_x, lo_y, lo_z, hi_x, hi_y, hi_z] = self.box_world_lanes[g];
+            let hit = (lo_x - reach).cmple(px)
+                & px.cmple(hi_x + reach)
+                & (lo_y - reach).cmple(py)
+                & py.cmple(hi_y + reach)
+                & (lo_z - reach).cmple(pz)
+                & pz.cmple(hi_z + reach);
+            self.stats.box_tests += lanes as u64;
+            let mut mask = hit.bitmask() & ((1u32 << lanes) - 1);
+            while mask != 0 {
+                let index = first + mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                let r = margins.map_or(base, |m| radius + m[index] + self.vertex_slack);
+                let (local, stretch, rounding) = self.in_box_frame(index, point);
+                if !self.box_moving[index] {
+                    // A singular bone: its box as a whole, every cell a candidate.
+                    let reach = stretch * r + rounding;
+                    let aabb = self.box_aabb[index];
+                    if !inside(&aabb, local, reach) {
+                        continue;
                     }
-                    continue;
-                }
-                if root {
                     self.stats.box_hits += 1;
-                    root = false;
-                }
-                if node.right == LEAF {
-                    let (mut lo, mut hi) = (lo, hi);
-                    if self.cell_stamp[node.cell as usize] != self.epoch {
-                        (lo, hi) = self.shrink_leaf(avatar, n, index, lo, hi);
-                        if !((lo - reach_wide).cmple(local_wide).all()
-                            && local_wide.cmple(hi + reach_wide).all())
-                        {
-                            continue;
-                        }
+                    let lower = self.lower_bound(&aabb, local, stretch, rounding);
+                    let (s0, s1) = avatar.boxes[index].slabs;
+                    for s in s0..s1 {
+                        self.push_cell(avatar, s, lower, point, r);
                     }
-                    let aabb = Aabb::new(lo.into(), hi.into());
-                    let pad = rounding + Vec3::splat(self.box_slack[index]);
-                    let lower = self.lower_bound(&aabb, local, stretch, pad);
-                    self.push_cell(avatar, node.cell, lower, point, r);
-                } else {
-                    self.stack.push(node.right);
-                    self.stack.push(n + 1);
+                    continue;
+                }
+                let reach = stretch * r + rounding + Vec3::splat(self.box_slack[index]);
+                let (n0, _) = avatar.boxes[index].nodes;
+                let slides = self.slide_start[index] as usize;
+                let (local_wide, reach_wide) = (Vec3A::from(local), Vec3A::from(reach));
+                self.stack.clear();
+                self.stack.push(n0);
+                let mut root = true;
+                while let Some(n) = self.stack.pop() {
+                    let node = &avatar.nodes[n as usize];
+                    self.stats.nodes_tested += 1;
+                    let (lo, hi) = self.node_box(avatar, n, slides);
+                    if !((lo - reach_wide).cmple(local_wide).all()
+                        && local_wide.cmple(hi + reach_wide).all())
+                    {
+                        if root {
+                            break;
+                        }
+                        continue;
+                    }
+                    if root {
+                        self.stats.box_hits += 1;
+                        root = false;
+                    }
+                    if node.right == LEAF {
+                        let (mut lo, mut hi) = (lo, hi);
+                        if self.cell_stamp[node.cell as usize] != self.epoch {
+                            (lo, hi) = self.shrink_leaf(avatar, n, index, lo, hi);
+                            if !((lo - reach_wide).cmple(local_wide).all()
+                                && local_wide.cmple(hi + reach_wide).all())
+                            {
+                                continue;
+                            }
+                        }
+                        let aabb = Aabb::new(lo.into(), hi.into());
+                        let pad = rounding + Vec3::splat(self.box_slack[index]);
+                        let lower = self.lower_bound(&aabb, local, stretch, pad);
+                        self.push_cell(avatar, node.cell, lower, point, r);
+                    } else {
+                        self.stack.push(node.right);
+                        self.stack.push(n + 1);
+                    }
                 }
             }
         }
@@ -1168,6 +1187,7 @@ impl AvatarQuery {
         Ok(self.posed_vertex(avatar, v))
     }
 
+    #[inline]
     fn posed_vertex(&mut self, avatar: &AvatarBoxes, v: u32) -> Vec3 {
         let v = v as usize;
         if self.vertex_stamp[v] != self.epoch {
