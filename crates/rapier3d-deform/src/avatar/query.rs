@@ -5,7 +5,7 @@ use crate::bounds::BoundsWorkspace;
 use crate::error::{DeformError, Result};
 use crate::governor::{Affine, deform_vertex, validate_governors};
 use crate::math::{Aabb, Mat3, Vec3, frobenius};
-use rapier3d::parry::glamx::Vec3A;
+use rapier3d::parry::glamx::{Mat3A, Vec3A, Vec4};
 use rapier3d::parry::query::PointQuery;
 use rapier3d::parry::shape::Triangle;
 
@@ -121,6 +121,10 @@ pub struct AvatarQuery {
     /// Per box: a world box holding its posed skin (O(m) limited convex combinations), the
     /// first test of a point.
     box_world: Vec<(Vec3A, Vec3A)>,
+    /// [`Self::box_world`] four boxes at a time, by axis (`[lo_x, lo_y, lo_z, hi_x, hi_y,
+    /// hi_z]`, lanes past the last box empty): [`Self::closest_with_hint`]'s first test of a
+    /// point against all boxes.
+    box_world_lanes: Vec<[Vec4; 6]>,
     /// Per box: whether its bone's skin matrix could be inverted this frame; a box whose bone
     /// could not keeps its rest frame and is bounded as a whole ([`Self::box_aabb`]).
     box_moving: Vec<bool>,
@@ -136,7 +140,7 @@ pub struct AvatarQuery {
     slide_start: Vec<u32>,
     /// Per box and local governor `k`: `M_b (G_k − G_b)` as (linear, |linear| entrywise,
     /// translation); the entry of the bone itself is zero.
-    slides: Vec<(Mat3, Mat3, Vec3)>,
+    slides: Vec<(Mat3A, Mat3A, Vec3A)>,
     /// Governors mapped into the box being bounded (only its governors' entries are current).
     local: Vec<Affine>,
     /// Traversal stack of the cell hierarchies.
@@ -266,7 +270,11 @@ impl AvatarQuery {
                 let gk = governors[k as usize];
                 let linear = l * (gk.linear - g.linear);
                 let translation = l * (gk.translation - g.translation);
-                self.slides.push((linear, abs_mat(&linear), translation));
+                self.slides.push((
+                    Mat3A::from(linear),
+                    Mat3A::from(abs_mat(&linear)),
+                    Vec3A::from(translation),
+                ));
             }
             // The rigid part: M_b G_b equals F_b up to rounding; the box coordinates F_b p₀ were
             // evaluated in f32 at build time; the sliding maps and their evaluation round; the
@@ -284,6 +292,21 @@ impl AvatarQuery {
                 + b.weight_sum_error * 2.0 * norm_l * world_magnitude;
             self.box_slack
                 .push(if slack.is_finite() { slack } else { f32::MAX });
+        }
+        self.box_world_lanes.clear();
+        for group in self.box_world.chunks(4) {
+            let mut lanes = [[f32::INFINITY; 4], [f32::INFINITY; 4], [f32::INFINITY; 4]]
+                .into_iter()
+                .chain([[f32::NEG_INFINITY; 4]; 3])
+                .collect::<Vec<_>>();
+            for (k, (lo, hi)) in group.iter().enumerate() {
+                for axis in 0..3 {
+                    lanes[axis][k] = lo[axis];
+                    lanes[3 + axis][k] = hi[axis];
+                }
+            }
+            self.box_world_lanes
+                .push(core::array::from_fn(|i| Vec4::from_array(lanes[i])));
         }
         Ok(())
     }
@@ -389,75 +412,94 @@ impl AvatarQuery {
         self.cell_hits.clear();
         self.check_query(avatar, point, radius)?;
         self.stats.points += 1;
-        let wide = Vec3A::from(point);
         let point_pad = 4.0 * f32::EPSILON * point.abs().max_element();
         let base = radius + self.vertex_slack;
-        for index in 0..avatar.boxes.len() {
-            let r = margins.map_or(base, |m| radius + m[index] + self.vertex_slack);
-            self.stats.box_tests += 1;
-            // The world box of the posed skin first: no map, six comparisons (the reach padded
-            // for the rounding of the comparison's operands).
-            let reach = Vec3A::splat(r * (1.0 + 4.0 * f32::EPSILON) + point_pad);
-            let (lo, hi) = self.box_world[index];
-            if !((lo - reach).cmple(wide).all() && wide.cmple(hi + reach).all()) {
-                continue;
+        let (px, py, pz) = (
+            Vec4::splat(point.x),
+            Vec4::splat(point.y),
+            Vec4::splat(point.z),
+        );
+        for g in 0..self.box_world_lanes.len() {
+            // The world boxes of the posed skin first, four at a time: no map, six comparisons
+            // per box (the reach padded for the rounding of the comparison's operands).
+            let first = 4 * g;
+            let lanes = (avatar.boxes.len() - first).min(4);
+            let mut reach = [0f32; 4];
+            for (k, reach) in reach.iter_mut().enumerate().take(lanes) {
+                let r = margins.map_or(base, |m| radius + m[first + k] + self.vertex_slack);
+                *reach = r * (1.0 + 4.0 * f32::EPSILON) + point_pad;
             }
-            let (local, stretch, rounding) = self.in_box_frame(index, point);
-            if !self.box_moving[index] {
-                // A singular bone: its box as a whole, every cell a candidate.
-                let reach = stretch * r + rounding;
-                let aabb = self.box_aabb[index];
-                if !inside(&aabb, local, reach) {
-                    continue;
-                }
-                self.stats.box_hits += 1;
-                let lower = self.lower_bound(&aabb, local, stretch, rounding);
-                let (s0, s1) = avatar.boxes[index].slabs;
-                for s in s0..s1 {
-                    self.push_cell(avatar, s, lower, point, r);
-                }
-                continue;
-            }
-            let reach = stretch * r + rounding + Vec3::splat(self.box_slack[index]);
-            let (n0, _) = avatar.boxes[index].nodes;
-            let slides = self.slide_start[index] as usize;
-            let (local_wide, reach_wide) = (Vec3A::from(local), Vec3A::from(reach));
-            self.stack.clear();
-            self.stack.push(n0);
-            let mut root = true;
-            while let Some(n) = self.stack.pop() {
-                let node = &avatar.nodes[n as usize];
-                self.stats.nodes_tested += 1;
-                let (lo, hi) = self.node_box(avatar, n, slides);
-                if !((lo - reach_wide).cmple(local_wide).all()
-                    && local_wide.cmple(hi + reach_wide).all())
-                {
-                    if root {
-                        break;
+            let reach = Vec4::from_array(reach);
+            let [lo_x, lo_y, lo_z, hi_x, hi_y, hi_z] = self.box_world_lanes[g];
+            let hit = (lo_x - reach).cmple(px)
+                & px.cmple(hi_x + reach)
+                & (lo_y - reach).cmple(py)
+                & py.cmple(hi_y + reach)
+                & (lo_z - reach).cmple(pz)
+                & pz.cmple(hi_z + reach);
+            self.stats.box_tests += lanes as u64;
+            let mut mask = hit.bitmask() & ((1u32 << lanes) - 1);
+            while mask != 0 {
+                let index = first + mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                let r = margins.map_or(base, |m| radius + m[index] + self.vertex_slack);
+                let (local, stretch, rounding) = self.in_box_frame(index, point);
+                if !self.box_moving[index] {
+                    // A singular bone: its box as a whole, every cell a candidate.
+                    let reach = stretch * r + rounding;
+                    let aabb = self.box_aabb[index];
+                    if !inside(&aabb, local, reach) {
+                        continue;
                     }
-                    continue;
-                }
-                if root {
                     self.stats.box_hits += 1;
-                    root = false;
-                }
-                if node.right == LEAF {
-                    let (mut lo, mut hi) = (lo, hi);
-                    if self.cell_stamp[node.cell as usize] != self.epoch {
-                        (lo, hi) = self.shrink_leaf(avatar, n, index, lo, hi);
-                        if !((lo - reach_wide).cmple(local_wide).all()
-                            && local_wide.cmple(hi + reach_wide).all())
-                        {
-                            continue;
-                        }
+                    let lower = self.lower_bound(&aabb, local, stretch, rounding);
+                    let (s0, s1) = avatar.boxes[index].slabs;
+                    for s in s0..s1 {
+                        self.push_cell(avatar, s, lower, point, r);
                     }
-                    let aabb = Aabb::new(lo.into(), hi.into());
-                    let pad = rounding + Vec3::splat(self.box_slack[index]);
-                    let lower = self.lower_bound(&aabb, local, stretch, pad);
-                    self.push_cell(avatar, node.cell, lower, point, r);
-                } else {
-                    self.stack.push(node.right);
-                    self.stack.push(n + 1);
+                    continue;
+                }
+                let reach = stretch * r + rounding + Vec3::splat(self.box_slack[index]);
+                let (n0, _) = avatar.boxes[index].nodes;
+                let slides = self.slide_start[index] as usize;
+                let (local_wide, reach_wide) = (Vec3A::from(local), Vec3A::from(reach));
+                self.stack.clear();
+                self.stack.push(n0);
+                let mut root = true;
+                while let Some(n) = self.stack.pop() {
+                    let node = &avatar.nodes[n as usize];
+                    self.stats.nodes_tested += 1;
+                    let (lo, hi) = self.node_box(avatar, n, slides);
+                    if !((lo - reach_wide).cmple(local_wide).all()
+                        && local_wide.cmple(hi + reach_wide).all())
+                    {
+                        if root {
+                            break;
+                        }
+                        continue;
+                    }
+                    if root {
+                        self.stats.box_hits += 1;
+                        root = false;
+                    }
+                    if node.right == LEAF {
+                        let (mut lo, mut hi) = (lo, hi);
+                        if self.cell_stamp[node.cell as usize] != self.epoch {
+                            (lo, hi) = self.shrink_leaf(avatar, n, index, lo, hi);
+                            if !((lo - reach_wide).cmple(local_wide).all()
+                                && local_wide.cmple(hi + reach_wide).all())
+                            {
+                                continue;
+                            }
+                        }
+                        let aabb = Aabb::new(lo.into(), hi.into());
+                        let pad = rounding + Vec3::splat(self.box_slack[index]);
+                        let lower = self.lower_bound(&aabb, local, stretch, pad);
+                        self.push_cell(avatar, node.cell, lower, point, r);
+                    } else {
+                        self.stack.push(node.right);
+                        self.stack.push(n + 1);
+                    }
                 }
             }
         }
@@ -474,19 +516,19 @@ impl AvatarQuery {
             return (cached.mins, cached.maxs);
         }
         let node = &avatar.nodes[n as usize];
+        let (mins, maxs) = (Vec3A::from(node.mins), Vec3A::from(node.maxs));
         let (lo, hi) = if node.slide > 0.0 {
             let (lo, hi) = self.sliding(avatar, node, slides);
             if node.right == LEAF {
-                self.cell_slide[node.cell as usize] = (lo.into(), hi.into());
+                self.cell_slide[node.cell as usize] = (lo, hi);
             }
-            (node.mins + lo, node.maxs + hi)
+            (mins + lo, maxs + hi)
         } else {
             if node.right == LEAF {
                 self.cell_slide[node.cell as usize] = (Vec3A::ZERO, Vec3A::ZERO);
             }
-            (node.mins, node.maxs)
+            (mins, maxs)
         };
-        let (lo, hi) = (Vec3A::from(lo), Vec3A::from(hi));
         self.node_cache[n as usize] = NodeBox {
             mins: lo,
             maxs: hi,
@@ -718,29 +760,33 @@ impl AvatarQuery {
     /// range of `w_k`, summed;
     /// intersected with the node's slide times the union of those ranges and 0.
     #[inline]
-    fn sliding(&self, avatar: &AvatarBoxes, node: &CellNode, slides: usize) -> (Vec3, Vec3) {
-        let (mut sum_lo, mut sum_hi) = (Vec3::ZERO, Vec3::ZERO);
-        let (mut lo, mut hi) = (Vec3::ZERO, Vec3::ZERO);
+    fn sliding(&self, avatar: &AvatarBoxes, node: &CellNode, slides: usize) -> (Vec3A, Vec3A) {
+        let (mut sum_lo, mut sum_hi) = (Vec3A::ZERO, Vec3A::ZERO);
+        let (mut lo, mut hi) = (Vec3A::ZERO, Vec3A::ZERO);
         let (w0, w1) = node.weights;
+        let slides = &self.slides[slides..];
         for w in &avatar.node_weights[w0 as usize..w1 as usize] {
-            let (linear, abs, translation) = &self.slides[slides + w.local as usize];
-            let mid = *linear * w.center + *translation;
-            let half = *abs * w.half;
+            let (linear, abs, translation) = &slides[w.local as usize];
+            let mid = *linear * Vec3A::from(w.center) + *translation;
+            let half = *abs * Vec3A::from(w.half);
             let (v_lo, v_hi) = (mid - half, mid + half);
             lo = lo.min(v_lo);
             hi = hi.max(v_hi);
             // w ∈ [low, high] (≥ 0: `ConvexWeights` rejects negative weights, which the slide
-            // bound below relies on), v ∈ [v_lo, v_hi]: the product's extremes are at corners.
-            let (a, b) = (v_lo * w.low, v_lo * w.high);
-            let (c, d) = (v_hi * w.low, v_hi * w.high);
-            sum_lo += a.min(b).min(c).min(d);
-            sum_hi += a.max(b).max(c).max(d);
+            // bound below relies on), v ∈ [v_lo, v_hi]: the product's extremes are at corners,
+            // and with w ≥ 0 the least is at v_lo (w v_hi ≥ w v_lo, rounding being monotone),
+            // the largest at v_hi.
+            let (low, high) = (Vec3A::splat(w.low), Vec3A::splat(w.high));
+            sum_lo += (v_lo * low).min(v_lo * high);
+            sum_hi += (v_hi * low).max(v_hi * high);
         }
-        let lo = sum_lo.max(lo * node.slide);
-        let hi = sum_hi.min(hi * node.slide);
+        let slide = Vec3A::splat(node.slide);
+        let lo = sum_lo.max(lo * slide);
+        let hi = sum_hi.min(hi * slide);
         // The evaluation above rounds by a few ulps of its terms (covered by the box's slack);
         // a relative pad keeps the products themselves on the safe side.
-        (lo - lo.abs() * 1e-5, hi + hi.abs() * 1e-5)
+        let pad = Vec3A::splat(1e-5);
+        (lo - lo.abs() * pad, hi + hi.abs() * pad)
     }
 
     /// Lower bound of the world distance from a point at box coordinates `local` of box `index`
@@ -753,18 +799,22 @@ impl AvatarQuery {
         avatar: &AvatarBoxes,
         cell: u32,
         index: usize,
-        local: Vec3,
-        pad: Vec3,
+        local: Vec3A,
+        pad_length: f32,
     ) -> f32 {
         let plate = &avatar.cell_plates[cell as usize];
         let (slide_lo, slide_hi) = self.cell_slide[cell as usize];
-        let (slide_lo, slide_hi) = (Vec3::from(slide_lo), Vec3::from(slide_hi));
+        let axes = Mat3A::from(plate.axes);
         // The sliding box mapped into plate axes: centre and half extents.
-        let centre = plate.axes * ((slide_lo + slide_hi) * 0.5);
-        let half = abs_mat(&plate.axes) * ((slide_hi - slide_lo) * 0.5);
-        let (lo, hi) = (plate.mins + centre - half, plate.maxs + centre + half);
-        let q = plate.axes * local;
-        let gap = (lo - q).max(q - hi).max(Vec3::ZERO);
+        let half_splat = Vec3A::splat(0.5);
+        let centre = axes * ((slide_lo + slide_hi) * half_splat);
+        let half = axes.abs() * ((slide_hi - slide_lo) * half_splat);
+        let (lo, hi) = (
+            Vec3A::from(plate.mins) + centre - half,
+            Vec3A::from(plate.maxs) + centre + half,
+        );
+        let q = axes * local;
+        let gap = (lo - q).max(q - hi).max(Vec3A::ZERO);
         // Rounding: the maps above round by a few ulps of their operands; the plate axes are
         // orthonormal to a few ulps (a relative 1e-5 covers both stretch and rounding of the
         // length).
@@ -772,7 +822,7 @@ impl AvatarQuery {
             + lo.abs().max(hi.abs()).max_element()
             + slide_lo.abs().max(slide_hi.abs()).max_element();
         let box_distance =
-            gap.length() * (1.0 - 1e-5) - pad.length() - 32.0 * f32::EPSILON * magnitude;
+            gap.length() * (1.0 - 1e-5) - pad_length - 32.0 * f32::EPSILON * magnitude;
         (box_distance / self.box_norm[index]).max(0.0) - self.vertex_slack
     }
 
@@ -780,12 +830,22 @@ impl AvatarQuery {
     /// inside `aabb` (box coordinates).
     #[inline]
     fn lower_bound(&self, aabb: &Aabb, local: Vec3, stretch: Vec3, rounding: Vec3) -> f32 {
+        self.lower_bound_a(
+            aabb.mins.into(),
+            aabb.maxs.into(),
+            local.into(),
+            Vec3A::from(stretch).max(Vec3A::splat(f32::MIN_POSITIVE)),
+            rounding.into(),
+        )
+    }
+
+    /// [`Self::lower_bound`] of the box `lo..hi`, `stretch` already kept positive
+    /// (`max(f32::MIN_POSITIVE)`).
+    #[inline(always)]
+    fn lower_bound_a(&self, lo: Vec3A, hi: Vec3A, local: Vec3A, stretch: Vec3A, pad: Vec3A) -> f32 {
         // A world offset d moves box coordinate i by at most |d| · stretch_i.
-        let gap = (aabb.mins - local).max(local - aabb.maxs) - rounding;
-        (gap / stretch.max(Vec3::splat(f32::MIN_POSITIVE)))
-            .max_element()
-            .max(0.0)
-            - self.vertex_slack
+        let gap = (lo - local).max(local - hi) - pad;
+        (gap / stretch).max_element().max(0.0) - self.vertex_slack
     }
 
     /// The skin triangle closest to `point` among those within `radius`, or `None` (ties: the
@@ -853,15 +913,35 @@ impl AvatarQuery {
         let point_pad = 4.0 * f32::EPSILON * point.abs().max_element();
         // The boxes whose world box comes within the radius, nearest first.
         self.box_order.clear();
-        for index in 0..avatar.boxes.len() {
-            self.stats.box_tests += 1;
-            let (lo, hi) = self.box_world[index];
-            let gap = (lo - wide).max(wide - hi).max(Vec3A::ZERO).length();
-            let r = radius + self.vertex_slack;
-            if gap > r * (1.0 + 4.0 * f32::EPSILON) + point_pad {
-                continue;
+        self.stats.box_tests += avatar.boxes.len() as u64;
+        let limit = (radius + self.vertex_slack) * (1.0 + 4.0 * f32::EPSILON) + point_pad;
+        // Four boxes at a time first: the squared gap, evaluated in another order than the
+        // box's own test below, differs from its square by a few ulps, well within the slack.
+        let limit_squared = Vec4::splat(limit * limit * (1.0 + 16.0 * f32::EPSILON));
+        let (px, py, pz) = (
+            Vec4::splat(point.x),
+            Vec4::splat(point.y),
+            Vec4::splat(point.z),
+        );
+        for g in 0..self.box_world_lanes.len() {
+            let [lo_x, lo_y, lo_z, hi_x, hi_y, hi_z] = self.box_world_lanes[g];
+            let gx = (lo_x - px).max(px - hi_x).max(Vec4::ZERO);
+            let gy = (lo_y - py).max(py - hi_y).max(Vec4::ZERO);
+            let gz = (lo_z - pz).max(pz - hi_z).max(Vec4::ZERO);
+            // Not farther (a NaN gap is kept, as the box's own test keeps it), lanes of boxes.
+            let lanes = (avatar.boxes.len() - 4 * g).min(4);
+            let mut mask = !(gx * gx + gy * gy + gz * gz).cmpgt(limit_squared).bitmask()
+                & ((1u32 << lanes) - 1);
+            while mask != 0 {
+                let index = 4 * g + mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                let (lo, hi) = self.box_world[index];
+                let gap = (lo - wide).max(wide - hi).max(Vec3A::ZERO).length();
+                if gap > limit {
+                    continue;
+                }
+                self.box_order.push((gap, index as u32));
             }
-            self.box_order.push((gap, index as u32));
         }
         self.box_order
             .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
@@ -910,11 +990,17 @@ impl AvatarQuery {
             return;
         }
         let pad = rounding + Vec3::splat(self.box_slack[index]);
+        let pad_length = pad.length();
+        let (local, stretch, pad) = (
+            Vec3A::from(local),
+            Vec3A::from(stretch).max(Vec3A::splat(f32::MIN_POSITIVE)),
+            Vec3A::from(pad),
+        );
         let (n0, _) = avatar.boxes[index].nodes;
         let slides = self.slide_start[index] as usize;
         self.stats.nodes_tested += 1;
         let (lo, hi) = self.node_box(avatar, n0, slides);
-        let lower = self.lower_bound(&Aabb::new(lo.into(), hi.into()), local, stretch, pad);
+        let lower = self.lower_bound_a(lo, hi, local, stretch, pad);
         if lower > search.reach {
             return;
         }
@@ -934,13 +1020,12 @@ impl AvatarQuery {
                     let (lo, hi) = self.node_box(avatar, n, slides);
                     // The cell's plate first: the cells beside the closest point are skipped
                     // without posing them.
-                    if self.plate_lower_bound(avatar, cell, index, local, pad) > search.reach {
+                    if self.plate_lower_bound(avatar, cell, index, local, pad_length) > search.reach
+                    {
                         continue;
                     }
                     let (lo, hi) = self.shrink_leaf(avatar, n, index, lo, hi);
-                    let lower =
-                        self.lower_bound(&Aabb::new(lo.into(), hi.into()), local, stretch, pad);
-                    if lower > search.reach {
+                    if self.lower_bound_a(lo, hi, local, stretch, pad) > search.reach {
                         continue;
                     }
                 }
@@ -952,10 +1037,8 @@ impl AvatarQuery {
             self.stats.nodes_tested += 2;
             let (l_lo, l_hi) = self.node_box(avatar, left, slides);
             let (r_lo, r_hi) = self.node_box(avatar, right, slides);
-            let l_lower =
-                self.lower_bound(&Aabb::new(l_lo.into(), l_hi.into()), local, stretch, pad);
-            let r_lower =
-                self.lower_bound(&Aabb::new(r_lo.into(), r_hi.into()), local, stretch, pad);
+            let l_lower = self.lower_bound_a(l_lo, l_hi, local, stretch, pad);
+            let r_lower = self.lower_bound_a(r_lo, r_hi, local, stretch, pad);
             let (near, far) = if r_lower < l_lower {
                 ((r_lower, right), (l_lower, left))
             } else {
@@ -1104,6 +1187,7 @@ impl AvatarQuery {
         Ok(self.posed_vertex(avatar, v))
     }
 
+    #[inline]
     fn posed_vertex(&mut self, avatar: &AvatarBoxes, v: u32) -> Vec3 {
         let v = v as usize;
         if self.vertex_stamp[v] != self.epoch {
