@@ -144,6 +144,7 @@ fn certainly_beyond(tri: &Triangle, centre: rapier3d::math::Vector, reach: Real)
 mod tests {
     use super::*;
     use rapier3d::math::Vector;
+    use rapier3d::parry::query::PointQuery;
     use rapier3d::parry::shape::Ball;
 
     /// A deterministic xorshift mapped to `[-1, 1)`.
@@ -177,28 +178,23 @@ mod tests {
         for round in 0..40_000 {
             let scale = [1e-3f32, 1.0, 30.0, 1e4][round % 4];
             let offset = Vector::new(uniform(&mut state), uniform(&mut state), 0.0) * scale * 10.0;
-            let mut p = || {
-                offset
-                    + Vector::new(
-                        uniform(&mut state),
-                        uniform(&mut state),
-                        uniform(&mut state),
-                    ) * scale
+            let p = |state: &mut u64| {
+                offset + Vector::new(uniform(state), uniform(state), uniform(state)) * scale
             };
             let tri = match round % 5 {
                 // Slivers and needles too.
                 0 => {
-                    let (a, b) = (p(), p());
+                    let (a, b) = (p(&mut state), p(&mut state));
                     Triangle::new(a, b, a.lerp(b, 0.5) + Vector::splat(1e-4 * scale))
                 }
-                _ => Triangle::new(p(), p(), p()),
+                _ => Triangle::new(p(&mut state), p(&mut state), p(&mut state)),
             };
             let radius = scale * (0.05 + 0.5 * uniform(&mut state).abs());
             let prediction = scale * 0.01 * uniform(&mut state).abs();
             let reach = radius + prediction;
             // Half the centres anywhere, half within a relative 1e-6 of the reach from the
             // triangle (along the direction to a random point), where rounding decides.
-            let mut centre = p();
+            let mut centre = p(&mut state);
             if round % 2 == 1 {
                 let proj = tri.project_local_point(centre, true).point;
                 let dir = (centre - proj).normalize_or(Vector::Y);
