@@ -126,7 +126,7 @@ fn certainly_beyond(tri: &Triangle, centre: rapier3d::math::Vector, reach: Real)
     let r2 = r * r;
     let n = (b - a).cross(c - a);
     let nn = n.dot(n);
-    if !(nn > 0.0) || !r2.is_finite() {
+    if nn.is_nan() || nn <= 0.0 || !r2.is_finite() {
         return false;
     }
     let d = n.dot(p - a);
