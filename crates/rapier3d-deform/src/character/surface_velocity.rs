@@ -532,13 +532,24 @@ impl Tracked {
         let weights = tree.weights();
         let morph = shape.morph_targets();
         let mut v = Vec3::ZERO;
+        let Some(morph) = morph else {
+            // No morph targets: the rest position is fixed, only the governors move.
+            for (b, vertex) in beta.into_iter().zip([i, j, l]) {
+                let q0 = rest[vertex as usize];
+                let mut vv = Vec3::ZERO;
+                for (g, w) in weights.iter_row(vertex as usize) {
+                    let r = self.rate.get(g as usize)?;
+                    vv += w * (r.linear * q0 + r.translation);
+                }
+                v += b * vv;
+            }
+            return Some(v);
+        };
         for (b, vertex) in beta.into_iter().zip([i, j, l]) {
             let vu = vertex as usize;
             // The morphed rest position at t + dt and its rate (q0' − q0) / dt.
-            let (q0, dq0) = match morph {
-                Some(m) => displace_and_rate(m, &self.morph_after, &self.morph_rate, vu, rest[vu]),
-                None => (rest[vu], Vec3::ZERO),
-            };
+            let (q0, dq0) =
+                displace_and_rate(morph, &self.morph_after, &self.morph_rate, vu, rest[vu]);
             let mut vv = Vec3::ZERO;
             for (g, w) in weights.iter_row(vu) {
                 let (r, a) = (self.rate.get(g as usize)?, self.before.get(g as usize)?);

@@ -995,6 +995,10 @@ impl DeformableMeshShape {
     /// # Performance
     /// O(nodes reached · m) in the first query of an epoch.
     pub fn for_each_triangle_in_aabb(&self, aabb: &Aabb, mut f: impl FnMut(u32, &Triangle)) {
+        if self.whole_epoch {
+            self.for_each_triangle_in_aabb_whole(aabb, f);
+            return;
+        }
         // Depth-first with the left child first.
         let mut stack = NodeStack::<u32>::new();
         stack.push(0);
@@ -1015,6 +1019,57 @@ impl DeformableMeshShape {
                         }
                         true
                     });
+                }
+            }
+        }
+    }
+
+    /// [`Self::for_each_triangle_in_aabb`] in an epoch refit whole: the whole-mesh refit is
+    /// made current first (if no query did yet), after which every node box and every vertex
+    /// of the epoch is in the caches, so the traversal reads boxes and corners directly, with no
+    /// per-node stamp test and no second read of a leaf's box. Same nodes, same order, same
+    /// triangles (bit for bit) and the same leaf-demand accounting as the general traversal.
+    ///
+    /// # Performance
+    /// O(nodes reached + triangles of the leaves reached), plus the whole refit
+    /// (O(vertices + nodes)) if it is the epoch's first query.
+    fn for_each_triangle_in_aabb_whole(&self, aabb: &Aabb, mut f: impl FnMut(u32, &Triangle)) {
+        if self.cache.whole_stamp.load(Ordering::Acquire) != self.epoch {
+            // Every vertex and node box of the epoch; the whole-mesh stamp is stored last.
+            let _ = self.refit_whole(0);
+        }
+        let nodes = self.tree.nodes();
+        let triangles = self.tree.mesh().triangles();
+        let boxes = &self.cache.node_aabb;
+        let track_leaves = !self.cache.leaf_read.is_empty();
+        let vertex = |v: u32| load_point(&self.cache.vertex[v as usize]);
+        // Depth-first with the left child first.
+        let mut stack = NodeStack::<u32>::new();
+        stack.push(0);
+        while let Some(i) = stack.pop() {
+            let iu = i as usize;
+            if track_leaves {
+                self.note_leaf_read(iu);
+            }
+            let slot = &boxes[iu];
+            let c = |k: usize| f32::from_bits(slot[k].load(Ordering::Relaxed));
+            let node_box = Aabb::new(Vec3::new(c(0), c(1), c(2)), Vec3::new(c(3), c(4), c(5)));
+            if !node_box.intersects(aabb) {
+                continue;
+            }
+            match nodes[iu].children {
+                Some([l, r]) => {
+                    stack.push(r);
+                    stack.push(l);
+                }
+                None => {
+                    for &t in self.tree.node_triangles(iu) {
+                        let [a, b, c] = triangles[t as usize].map(vertex);
+                        let tri = Triangle::new(a, b, c);
+                        if tri.local_aabb().intersects(aabb) {
+                            f(t, &tri);
+                        }
+                    }
                 }
             }
         }
