@@ -243,7 +243,10 @@ impl Plane {
 
 /// Candidates whose boxes are tested together.
 const BLOCK: usize = 8;
-const _: () = assert!(BLOCK.is_multiple_of(4), "blocks are tested four boxes at a time");
+const _: () = assert!(
+    BLOCK.is_multiple_of(4),
+    "blocks are tested four boxes at a time"
+);
 
 /// Bit `i` set when the closed box `start + i` of `columns` overlaps `b` (branch-free, one
 /// block, four boxes per SIMD compare).
