@@ -31,10 +31,9 @@ pub struct ExampleMesh {
     bound: BoundMesh,
     bone_weights: ConvexWeights,
     examples: usize,
-    tree: Arc<BnTree>,
-    governors: Vec<Affine>,
-    /// The collider shape at the rest weights, its topology tables built: every body's shape is
-    /// a clone of it and shares them, so no body builds them on its first dent.
+    /// The collider shape at the rest weights (the tree, the governors), its topology tables
+    /// built: every body's shape is a clone of it and shares them, so no body builds them on its
+    /// first dent.
     prototype: DeformableMeshShape,
     /// CSR: the mesh vertices that read each cage vertex.
     reader_offsets: Vec<u32>,
@@ -106,15 +105,12 @@ impl ExampleMesh {
         for c in 0..cage_n {
             reader_offsets[c + 1] += reader_offsets[c];
         }
-        let governors = blend.governors().to_vec();
-        let prototype = DeformableMeshShape::new(tree.clone(), &governors)?;
+        let prototype = DeformableMeshShape::new(tree, blend.governors())?;
         prototype.build_topology();
         Ok(Self {
             bound,
             bone_weights: blend.bone_weights().clone(),
             examples: e,
-            tree,
-            governors,
             prototype,
             reader_offsets,
             readers: pairs.into_iter().map(|(_, v)| v).collect(),
@@ -143,12 +139,12 @@ impl ExampleMesh {
 
     /// The mesh's BN-Tree at the rest weights (shared by the shapes of every body).
     pub fn tree(&self) -> &Arc<BnTree> {
-        &self.tree
+        self.prototype.tree()
     }
 
     /// The `(example, bone)` governors, index `e · B + b`.
     pub fn governors(&self) -> &[Affine] {
-        &self.governors
+        self.prototype.governors()
     }
 
     /// Number of examples.

@@ -931,13 +931,11 @@ impl DeformableMeshShape {
     /// O(m) or O(subtree) the first time in an epoch, O(1) after.
     pub fn node_aabb(&self, i: u32) -> Aabb {
         let iu = i as usize;
-        let slot = &self.cache.node_aabb[iu];
         if self.cache.node_stamp[iu].load(Ordering::Acquire) == self.epoch {
             if self.whole_epoch {
                 self.note_leaf_read(iu);
             }
-            let f = |k: usize| f32::from_bits(slot[k].load(Ordering::Relaxed));
-            return Aabb::new(Vec3::new(f(0), f(1), f(2)), Vec3::new(f(3), f(4), f(5)));
+            return self.stored_node_aabb(iu);
         }
         if self.whole_epoch {
             self.note_leaf_read(iu);
@@ -962,6 +960,14 @@ impl DeformableMeshShape {
         self.store_node_aabb(iu, &aabb);
         self.cache.node_refits.fetch_add(1, Ordering::Relaxed);
         aabb
+    }
+
+    /// Node `i`'s box as last stored, whatever its stamp (callers know it is current).
+    #[inline]
+    fn stored_node_aabb(&self, i: usize) -> Aabb {
+        let slot = &self.cache.node_aabb[i];
+        let f = |k: usize| f32::from_bits(slot[k].load(Ordering::Relaxed));
+        Aabb::new(Vec3::new(f(0), f(1), f(2)), Vec3::new(f(3), f(4), f(5)))
     }
 
     /// Stores node `i`'s box of the current epoch and stamps it.
@@ -1040,7 +1046,6 @@ impl DeformableMeshShape {
         }
         let nodes = self.tree.nodes();
         let triangles = self.tree.mesh().triangles();
-        let boxes = &self.cache.node_aabb;
         let track_leaves = !self.cache.leaf_read.is_empty();
         let vertex = |v: u32| load_point(&self.cache.vertex[v as usize]);
         // Depth-first with the left child first.
@@ -1051,10 +1056,7 @@ impl DeformableMeshShape {
             if track_leaves {
                 self.note_leaf_read(iu);
             }
-            let slot = &boxes[iu];
-            let c = |k: usize| f32::from_bits(slot[k].load(Ordering::Relaxed));
-            let node_box = Aabb::new(Vec3::new(c(0), c(1), c(2)), Vec3::new(c(3), c(4), c(5)));
-            if !node_box.intersects(aabb) {
+            if !self.stored_node_aabb(iu).intersects(aabb) {
                 continue;
             }
             match nodes[iu].children {
