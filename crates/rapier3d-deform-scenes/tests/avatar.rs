@@ -2,7 +2,7 @@
 
 #[path = "avatar/bad_input.rs"]
 mod bad_input;
-mod common;
+use crate::common;
 #[path = "avatar/conservative.rs"]
 mod conservative;
 #[path = "avatar/debug_render.rs"]

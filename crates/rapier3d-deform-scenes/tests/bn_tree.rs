@@ -1,6 +1,5 @@
 //! BN-Tree self-collision: the tree's structure, and its pairs (with the HSC and BVH-refit baselines) equal to the brute-force oracle on synthetic poses and on the benchmark scenes; with `parallel`, the multi-threaded query equal to the one-thread one.
 
-mod common;
 #[cfg(feature = "parallel")]
 #[path = "bn_tree/parallel.rs"]
 mod parallel;

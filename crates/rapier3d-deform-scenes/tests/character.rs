@@ -1,16 +1,11 @@
 //! The skinned route a game calls: `SkinnedCollider` built from a glTF skin or a whole glTF scene (`character/scene.rs`), surface velocities of posed meshes in contacts (`character/surface_velocity.rs`), posed from clips and from bones, checked against an independent per-vertex skinning, parry's `TriMesh` on the same posed vertices, the brute-force self-collision oracle, and its typed errors.
 
-#[path = "common/mod.rs"]
-mod common;
-#[path = "io/gltf_reference.rs"]
-mod gltf_reference;
-#[path = "io/support.rs"]
-mod io_support;
 #[path = "character/scene.rs"]
 mod scene;
 #[path = "character/surface_velocity.rs"]
 mod surface_velocity;
 
+use crate::io::{gltf_reference, io_support};
 use rapier3d_deform::DeformError;
 use rapier3d_deform::io::GltfAsset;
 use rapier3d_deform::math::Vec3;

@@ -4,7 +4,7 @@
 mod bad_input;
 #[path = "cloth/cape.rs"]
 mod cape;
-mod common;
+use crate::common;
 #[path = "cloth/fast_limb.rs"]
 mod fast_limb;
 #[path = "cloth/garment.rs"]

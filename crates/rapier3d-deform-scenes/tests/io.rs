@@ -9,12 +9,12 @@ mod gltf_features;
 #[path = "io/gltf_morph.rs"]
 mod gltf_morph;
 #[path = "io/gltf_reference.rs"]
-mod gltf_reference;
+pub(crate) mod gltf_reference;
 #[path = "io/gltf_scene.rs"]
 mod gltf_scene;
 #[path = "io/gltf_skinning.rs"]
 mod gltf_skinning;
 #[path = "io/support.rs"]
-mod io_support;
+pub(crate) mod io_support;
 #[path = "io/obj.rs"]
 mod obj;

@@ -1,4 +1,4 @@
-//! Long runs (ignored by default; CI runs them with `cargo test --release --test long_runs -- --ignored`): the crash scene and a skinned character under rain for 10,000 steps each, asserting no NaN, no body inside another beyond a tolerance, live heap memory flat after warm-up (under rain: growing no more than with a parry `TriMesh`), and a determinism hash equal between two runs.
+//! Long runs (ignored by default; CI runs them with `cargo test --release -p rapier3d-deform-scenes --test long_runs -- --ignored`): the crash scene and a skinned character under rain for 10,000 steps each, asserting no NaN, no body inside another beyond a tolerance, live heap memory flat after warm-up (under rain: growing no more than with a parry `TriMesh`), and a determinism hash equal between two runs.
 //!
 //! Memory is the live heap of the whole process (a counting global allocator), so the tests of
 //! this binary take a lock and run one at a time.

@@ -2,7 +2,6 @@
 
 #[path = "mesh_collider/ccd.rs"]
 mod ccd;
-mod common;
 #[path = "mesh_collider/composites.rs"]
 mod composites;
 #[path = "mesh_collider/debug_render.rs"]

@@ -2,7 +2,6 @@
 
 #[path = "proxy/blend.rs"]
 mod blend;
-mod common;
 #[path = "proxy/errors.rs"]
 mod errors;
 #[path = "proxy/fit.rs"]

@@ -11,7 +11,7 @@ use rapier3d_deform::math::{Mat3, Quat, Vec3};
 use rapier3d_deform::prelude::*;
 use rapier3d_deform_scenes::asset_path;
 
-use crate::gltf_reference::{RefFile, all_gltf_assets};
+use super::gltf_reference::{RefFile, all_gltf_assets};
 
 fn world() -> PhysicsWorld {
     let mut world = PhysicsWorld::new();
@@ -520,7 +520,7 @@ fn morph_input_errors_are_typed_and_change_nothing() {
 /// `load_gltf` (the skinned node alone, morphed before it is skinned).
 #[test]
 fn a_skinned_and_morphed_scene_with_every_interpolation_equals_the_independent_evaluation() {
-    use crate::io_support::{Glb, identity16, ribbon};
+    use super::io_support::{Glb, identity16, ribbon};
     let mut b = Glb::new();
     let (p, t) = ribbon(4);
     let pos = b.floats(&p, "VEC3");

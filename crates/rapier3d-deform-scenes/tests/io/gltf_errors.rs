@@ -4,7 +4,7 @@
 //! accessors outside their buffers, unresolvable buffers, invalid hierarchies and animations),
 //! and the lenient repairs are counted in the `LoadReport`. Inputs are small GLBs built in memory.
 
-use crate::io_support;
+use super::io_support;
 
 use io_support::{Glb, identity16, ribbon};
 use rapier3d_deform::governor::{Affine, GovernedDeformation};

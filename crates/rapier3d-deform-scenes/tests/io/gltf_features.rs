@@ -4,7 +4,7 @@
 //! data-URI buffers, and several mesh nodes merged in scene space. Each is checked against values
 //! computed here from the raw data.
 
-use crate::io_support;
+use super::io_support;
 
 use io_support::{Glb, identity16, ribbon};
 use rapier3d_deform::governor::{Affine, GovernedDeformation};

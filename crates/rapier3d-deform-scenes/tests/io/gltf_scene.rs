@@ -1,7 +1,7 @@
 //! Contract: `load_gltf_scene` loads every mesh node of every bundled glTF asset whole — its load report's mesh-node, render-vertex, triangle and joint counts equal an independent count made with the `gltf` crate's readers; nodes can be selected by index or name; `GltfContents` lists what a file holds; bad scenes (cycles, joints outside the scene, morph counts that differ between primitives, default or animated weights of the wrong length, clips animating missing nodes) are typed errors, never panics.
 
-use crate::gltf_reference::{RefFile, all_gltf_assets};
-use crate::io_support::{Glb, identity16, ribbon};
+use super::gltf_reference::{RefFile, all_gltf_assets};
+use super::io_support::{Glb, identity16, ribbon};
 use rapier3d_deform::io::{
     BoneKind, GltfContents, LoadError, LoadOptions, NodeSelection, load_gltf_scene,
     load_gltf_scene_slice,

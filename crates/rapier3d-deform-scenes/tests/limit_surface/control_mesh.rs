@@ -3,7 +3,7 @@
 //! control meshes (non-manifold edges or vertices, boundary vertices, valence above 12, two irregular corners, wrong
 //! or non-finite positions) are refused with typed errors naming the vertex or triangle, never a panic.
 
-use crate::local::{angle, opposite_map};
+use super::local::{angle, opposite_map};
 use rapier3d_deform::DeformError;
 use rapier3d_deform::deformation::LoopSubdivision;
 use rapier3d_deform::governor::GovernedDeformation;
@@ -100,7 +100,7 @@ fn every_patch_cone_holds_the_whole_meshs_limit_normals() {
                     t2[d] += a.sin() * x as f64;
                 }
             }
-            crate::local::cross(t1, t2)
+            super::local::cross(t1, t2)
         };
         let per = 1usize << (2 * levels);
         let mut cones = 0;
@@ -227,7 +227,7 @@ fn patch_functions_refuse_bad_arguments() {
         Err(DeformError::NonFinitePosition { index: 3, .. })
     ));
     // Steps beyond any float range collapse the patch to its limit point: no cone, no panic.
-    let q = crate::local::base_positions(4);
+    let q = super::local::base_positions(4);
     assert!(eigen_normal_bound(4, &q, 3).unwrap().cone().is_some());
     assert_eq!(
         eigen_normal_bound(4, &q, u32::MAX).unwrap(),

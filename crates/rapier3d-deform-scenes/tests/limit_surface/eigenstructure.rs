@@ -3,8 +3,8 @@
 //! stencils: 1e-5); (b) projecting random control points onto the eigenbasis, scaling by `J^j` and mapping back
 //! reproduces `S^j p` to 1e-9 for j ∈ {1, 2, 3, 5, 8, 12} (the valence-3 Jordan block included).
 
+use super::local::{gather, local_mesh, opposite_map, random_neighbourhood};
 use crate::common::rng;
-use crate::local::{gather, local_mesh, opposite_map, random_neighbourhood};
 use rapier3d_deform::deformation::LoopSubdivision;
 use rapier3d_deform::limit_surface::{
     MAX_VALENCE, MIN_VALENCE, REGULAR_VALENCE, loop_eigen, neighbourhood_size, subdivision_matrix,

@@ -5,8 +5,8 @@
 //! under refinement to a cone around the limit normal at the irregular vertex. The ignored test runs the 10⁵
 //! neighbourhoods per valence.
 
+use super::local::{NormalOracle, angle, random_neighbourhood, spread};
 use crate::common::rng;
-use crate::local::{NormalOracle, angle, random_neighbourhood, spread};
 use rapier3d_deform::limit_surface::{
     MAX_VALENCE, MIN_VALENCE, NormalBound, eigen_normal_bound, loop_eigen, regular_normal_bound,
     tightened_normal_bound,
@@ -162,7 +162,7 @@ fn corner_cone_shrinks_to_the_limit_normal_under_refinement() {
         while tested < 50 {
             let p = random_neighbourhood(&mut r, n);
             let c = eig.coefficients(&p).unwrap();
-            let limit_normal = crate::local::cross(c[1], c[2]);
+            let limit_normal = super::local::cross(c[1], c[2]);
             let angles: Vec<Option<f64>> = (0..=80)
                 .map(|j| {
                     eigen_normal_bound(n, &p, j)

@@ -1,6 +1,6 @@
 //! Contract: the control meshes of the `subdiv_torus` and `subdiv_sphere` scenes (seed Fig. 11, 12) are closed oriented manifolds of the intended genus (the torus with irregular vertices), their prescribed deformations self-intersect only at the end, and at every scene tolerance the limit-surface query covers every crossing of the level-k mesh (brute force) with a reported pair of sub-patches, finds interfering polygons where the level-k mesh crosses, and refines deeper as the tolerance shrinks.
 
-use crate::detect::assert_covered_with;
+use super::detect::assert_covered_with;
 use rapier3d_deform::deformation::LoopSubdivision;
 use rapier3d_deform::limit_surface::{LimitHierarchy, LimitInterferenceQuery};
 use rapier3d_deform::math::Vec3;
