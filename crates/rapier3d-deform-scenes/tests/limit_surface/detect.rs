@@ -356,7 +356,7 @@ fn bad_control_meshes_and_points_are_typed_errors() {
     // the budget ends the query, nothing panics, nothing is dropped.
     h.set_control_points(&vec![Vec3::ONE; cage.vertex_count()])
         .unwrap();
-    let mut q = LimitInterferenceQuery::new().with_budget(4096);
+    let mut q = LimitInterferenceQuery::new().with_budget(512);
     let mut always = |_: &SubPatchView<'_>, _: &SubPatchView<'_>| true;
     let res = q.detect_self(&mut h, &mut always).unwrap();
     assert!(res.budget_reached);
