@@ -92,9 +92,10 @@ use rapier3d::pipeline::{ActiveHooks, ContactModificationContext, PhysicsHooks, 
 
 use crate::deformation::MorphDeltas;
 use crate::error::{DeformError, Result};
-use crate::governor::Affine;
+use crate::governor::{Affine, WideAffine, widen_governors};
 use crate::math::{Mat3, Vec3};
 use crate::shape::DeformableMeshShape;
+use rapier3d::parry::glamx::Vec3A;
 
 /// The two poses of one tracked collider: its governors and morph weights at the previous
 /// [`SurfaceVelocityHooks::update`] and their rates of change.
@@ -107,6 +108,8 @@ struct Tracked {
     after: Vec<Affine>,
     /// `(after − before) / dt` per governor.
     rate: Vec<Affine>,
+    /// `rate` as 4-lane columns, for the per-contact blend.
+    rate_wide: Vec<WideAffine>,
     /// Morph weights at the last update.
     morph_after: Vec<f32>,
     /// `(morph weights(t + dt) − morph weights(t)) / dt`.
@@ -208,6 +211,7 @@ impl SurfaceVelocityHooks {
             before: shape.governors().to_vec(),
             after: shape.governors().to_vec(),
             rate: vec![ZERO_AFFINE; shape.governors().len()],
+            rate_wide: vec![[Vec3A::ZERO; 4]; shape.governors().len()],
             morph_after: shape.morph_weights().to_vec(),
             morph_rate: vec![0.0; shape.morph_weights().len()],
         };
@@ -280,6 +284,7 @@ impl SurfaceVelocityHooks {
                     (a.translation - b.translation) * inv,
                 );
             }
+            widen_governors(&t.rate, &mut t.rate_wide);
             for ((r, a), b) in t
                 .morph_rate
                 .iter_mut()
@@ -533,17 +538,21 @@ impl Tracked {
         let morph = shape.morph_targets();
         let mut v = Vec3::ZERO;
         let Some(morph) = morph else {
-            // No morph targets: the rest position is fixed, only the governors move.
+            // No morph targets: the rest position is fixed, only the governors move. 4-lane
+            // columns, in the scalar order of operations (`(A q0 + t)` column by column, `· w`,
+            // accumulated), so the bits of `w * (r.linear * q0 + r.translation)`.
+            let mut v = Vec3A::ZERO;
             for (b, vertex) in beta.into_iter().zip([i, j, l]) {
                 let q0 = rest[vertex as usize];
-                let mut vv = Vec3::ZERO;
+                let (x, y, z) = (Vec3A::splat(q0.x), Vec3A::splat(q0.y), Vec3A::splat(q0.z));
+                let mut vv = Vec3A::ZERO;
                 for (g, w) in weights.iter_row(vertex as usize) {
-                    let r = self.rate.get(g as usize)?;
-                    vv += w * (r.linear * q0 + r.translation);
+                    let [ax, ay, az, t] = *self.rate_wide.get(g as usize)?;
+                    vv += w * (ax * x + ay * y + az * z + t);
                 }
                 v += b * vv;
             }
-            return Some(v);
+            return Some(v.into());
         };
         for (b, vertex) in beta.into_iter().zip([i, j, l]) {
             let vu = vertex as usize;

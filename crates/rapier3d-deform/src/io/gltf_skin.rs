@@ -8,7 +8,7 @@ use super::gltf_source::GltfSource;
 use super::{LoadError, LoadOptions, LoadReport};
 use crate::governor::{Affine, ConvexWeights};
 use crate::math::{Mat3, Mat4, Quat, Vec3};
-use rapier3d::parry::glamx::{DMat4, DQuat};
+use rapier3d::parry::glamx::{DAffine3, DMat4, DQuat};
 
 /// A node's local transform as translation, rotation and scale: `T · R · S`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -30,8 +30,9 @@ impl Trs {
         scale: Vec3::ONE,
     };
 
-    /// `T · R · S` in f64, with the rotation normalised (identity when of zero length).
-    fn matrix_f64(&self) -> DMat4 {
+    /// `T · R · S` in f64, with the rotation normalised (identity when of zero length), as an
+    /// affine map (the 4×4 matrix's entries, without its constant last row).
+    fn affine_f64(&self) -> DAffine3 {
         let q = DQuat::from_xyzw(
             self.rotation.x as f64,
             self.rotation.y as f64,
@@ -44,7 +45,7 @@ impl Trs {
         } else {
             DQuat::IDENTITY
         };
-        DMat4::from_scale_rotation_translation(
+        DAffine3::from_scale_rotation_translation(
             self.scale.as_dvec3(),
             q,
             self.translation.as_dvec3(),
@@ -53,7 +54,7 @@ impl Trs {
 
     /// `T · R · S` as a matrix.
     pub fn matrix(&self) -> Mat4 {
-        self.matrix_f64().as_mat4()
+        DMat4::from(self.affine_f64()).as_mat4()
     }
 
     fn is_finite(&self) -> bool {
@@ -73,7 +74,7 @@ impl Default for Trs {
 pub struct SkeletonScratch {
     trs: Vec<Trs>,
     animated: Vec<bool>,
-    world: Vec<DMat4>,
+    world: Vec<DAffine3>,
 }
 
 /// A node's rest (non-animated) local transform as stored in the file.
@@ -87,10 +88,12 @@ pub enum NodeTransform {
 }
 
 impl NodeTransform {
-    fn matrix_f64(&self) -> DMat4 {
+    /// The transform in f64 as an affine map (a matrix's last row, `(0, 0, 0, 1)` in a valid
+    /// glTF node, is not read).
+    fn affine_f64(&self) -> DAffine3 {
         match self {
-            Self::Trs(trs) => trs.matrix_f64(),
-            Self::Matrix(m) => m.as_dmat4(),
+            Self::Trs(trs) => trs.affine_f64(),
+            Self::Matrix(m) => DAffine3::from_mat4(m.as_dmat4()),
         }
     }
 
@@ -110,14 +113,14 @@ impl NodeTransform {
     }
 }
 
-fn affine_from_dmat4(m: &DMat4) -> Affine {
+fn affine_from_daffine3(m: &DAffine3) -> Affine {
     Affine::new(
         Mat3::from_cols(
-            m.x_axis.truncate().as_vec3(),
-            m.y_axis.truncate().as_vec3(),
-            m.z_axis.truncate().as_vec3(),
+            m.matrix3.x_axis.as_vec3(),
+            m.matrix3.y_axis.as_vec3(),
+            m.matrix3.z_axis.as_vec3(),
         ),
-        m.w_axis.truncate().as_vec3(),
+        m.translation.as_vec3(),
     )
 }
 
@@ -311,7 +314,7 @@ impl Skeleton {
         out
     }
 
-    fn world_f64(&self, clip: Option<&AnimationClip>, t: f32) -> Vec<DMat4> {
+    fn world_f64(&self, clip: Option<&AnimationClip>, t: f32) -> Vec<DAffine3> {
         let mut scratch = SkeletonScratch::default();
         self.world_f64_into(clip, t, &mut scratch);
         scratch.world
@@ -338,13 +341,13 @@ impl Skeleton {
             clip.apply(t, trs);
         }
         world.clear();
-        world.resize(n, DMat4::IDENTITY);
+        world.resize(n, DAffine3::IDENTITY);
         for &v in &self.order {
             let v = v as usize;
             let local = if animated[v] {
-                trs[v].matrix_f64()
+                trs[v].affine_f64()
             } else {
-                self.rest[v].matrix_f64()
+                self.rest[v].affine_f64()
             };
             world[v] = match self.parents[v] {
                 Some(p) => world[p as usize] * local,
@@ -360,7 +363,7 @@ impl Skeleton {
     pub fn node_world_transforms(&self, clip: Option<&AnimationClip>, t: f32) -> Vec<Affine> {
         self.world_f64(clip, t)
             .iter()
-            .map(affine_from_dmat4)
+            .map(affine_from_daffine3)
             .collect()
     }
 
@@ -378,7 +381,7 @@ impl Skeleton {
     ) {
         self.world_f64_into(clip, t, scratch);
         out.clear();
-        out.extend(scratch.world.iter().map(affine_from_dmat4));
+        out.extend(scratch.world.iter().map(affine_from_daffine3));
     }
 
     /// The world transform of every joint of the loaded skin at time `t` of `clip`: what
@@ -417,7 +420,7 @@ impl Skeleton {
         out.extend(
             self.joints
                 .iter()
-                .map(|&j| affine_from_dmat4(&scratch.world[j as usize])),
+                .map(|&j| affine_from_daffine3(&scratch.world[j as usize])),
         );
     }
 
@@ -425,13 +428,16 @@ impl Skeleton {
         let world = self.world_f64(clip, t);
         self.joints
             .iter()
-            .map(|&j| affine_from_dmat4(&world[j as usize]))
+            .map(|&j| affine_from_daffine3(&world[j as usize]))
             .collect()
     }
 
     /// Rest world matrix of one node in f64 (used to bake unskinned meshes into scene space).
     pub(crate) fn rest_world_f64(&self) -> Vec<DMat4> {
         self.world_f64(None, 0.0)
+            .into_iter()
+            .map(DMat4::from)
+            .collect()
     }
 }
 
