@@ -5,6 +5,8 @@ mod scene;
 #[path = "character/surface_velocity.rs"]
 mod surface_velocity;
 
+use std::sync::Arc;
+
 use crate::io::{gltf_reference, io_support};
 use rapier3d_deform::DeformError;
 use rapier3d_deform::io::GltfAsset;
@@ -180,6 +182,131 @@ fn pose_clips_equals_pose_clip_per_character_and_reports_the_first_rejected_one(
             );
         }
     }
+}
+
+#[test]
+fn instances_share_the_tree_and_pose_bit_for_bit_like_built_characters() {
+    let asset = fox();
+    let clips = asset.clips.len();
+    let (mut shared_world, mut built_world) = (world(), world());
+    let settings = |b: SkinnedColliderBuilder| {
+        b.scale(0.01)
+            .collider(ColliderBuilder::ball(1.0).friction(0.25).restitution(0.4))
+    };
+    let source = fox_collider(&asset, &mut shared_world, settings);
+    let mut shared = vec![source];
+    for i in 1..4 {
+        let body = RigidBodyBuilder::kinematic_position_based().translation(Vec3::new(
+            2.0 * i as f32,
+            0.0,
+            0.0,
+        ));
+        let w = &mut shared_world;
+        let c = shared[0]
+            .instantiate(&mut w.bodies, &mut w.colliders, body)
+            .unwrap();
+        shared.push(c);
+    }
+    let mut built: Vec<SkinnedCollider> = (0..4)
+        .map(|_| fox_collider(&asset, &mut built_world, settings))
+        .collect();
+    for c in &shared[1..] {
+        assert!(Arc::ptr_eq(c.tree(), shared[0].tree()), "one tree");
+        assert_ne!(c.collider(), shared[0].collider());
+        assert_ne!(c.body(), shared[0].body());
+        let co = &shared_world.colliders[c.collider()];
+        assert_eq!(co.parent(), Some(c.body()));
+        assert_eq!((co.friction(), co.restitution()), (0.25, 0.4));
+        assert_eq!(
+            co.mass_properties(),
+            shared_world.colliders[shared[0].collider()].mass_properties()
+        );
+    }
+    // Vertices, every node box and the root box, bit for bit.
+    let bits = |w: &PhysicsWorld, c: &SkinnedCollider| -> Vec<u32> {
+        let co = &w.colliders[c.collider()];
+        let s = co.shape().as_shape::<DeformableMeshShape>().unwrap();
+        let mut out: Vec<u32> = s
+            .deformed_vertices()
+            .iter()
+            .flat_map(|p| p.to_array().map(f32::to_bits))
+            .collect();
+        for i in 0..s.tree().nodes().len() as u32 {
+            let b = s.node_aabb(i);
+            out.extend(
+                b.mins
+                    .to_array()
+                    .into_iter()
+                    .chain(b.maxs.to_array())
+                    .map(f32::to_bits),
+            );
+        }
+        let root = co.shape().compute_local_aabb();
+        out.extend(
+            root.mins
+                .to_array()
+                .into_iter()
+                .chain(root.maxs.to_array())
+                .map(f32::to_bits),
+        );
+        out
+    };
+    let request = |step: usize, i: usize| ClipPose {
+        clip: (i + step) % clips,
+        t: 0.29 * i as f32 + 0.07 * step as f32,
+        time: ClipTime::Loop,
+    };
+    for step in 0..4 {
+        SkinnedCollider::pose_clips(&mut shared, &mut shared_world.colliders, |i| {
+            request(step, i)
+        })
+        .unwrap();
+        SkinnedCollider::pose_clips(&mut built, &mut built_world.colliders, |i| request(step, i))
+            .unwrap();
+        for i in 0..4 {
+            assert_eq!(
+                bits(&shared_world, &shared[i]),
+                bits(&built_world, &built[i]),
+                "step {step}, character {i}"
+            );
+        }
+    }
+    // Posing one instance leaves the others (and the source) as they were.
+    let before: Vec<Vec<u32>> = shared.iter().map(|c| bits(&shared_world, c)).collect();
+    shared[2]
+        .pose_clip(&mut shared_world.colliders, 0, 0.61, ClipTime::Loop)
+        .unwrap();
+    for (i, c) in shared.iter().enumerate() {
+        let now = bits(&shared_world, c);
+        assert_eq!(now == before[i], i != 2, "character {i}");
+    }
+    // A character whose collider is gone has nothing to instantiate.
+    let gone = shared.pop().unwrap();
+    let w = &mut shared_world;
+    w.colliders.remove(
+        gone.collider(),
+        &mut w.islands,
+        &mut w.bodies,
+        &mut w.soft_bodies,
+        true,
+    );
+    let err = gone
+        .instantiate(
+            &mut w.bodies,
+            &mut w.colliders,
+            RigidBodyBuilder::kinematic_position_based(),
+        )
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            DeformError::UnknownHandle {
+                what: "collider",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
 }
 
 #[test]

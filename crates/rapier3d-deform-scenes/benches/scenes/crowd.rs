@@ -1,9 +1,11 @@
 //! Scene `crowd`: 1, 8 and 32 walking Foxes (each one `SkinnedCollider` with `SurfaceVelocityHooks`) under waves of falling balls, against the same crowd as static parry `TriMesh`es of the rest pose; cost per character, overhead and the largest crowd a 60 Hz step fits on one core.
 //!
 //! Every character is the Khronos Fox (576 triangles, 24 joints) loaded once with
-//! `load_gltf_scene` and built N times with `SkinnedColliderBuilder::from_scene` (scaled to
-//! [`SIZE`] m along its longest axis, on a kinematic body at its grid cell, cells [`SPACING`] m
-//! apart), playing its Walk clip in place, each with its own phase. Every [`WAVE_EVERY`] steps a
+//! `load_gltf_scene`, built once with `SkinnedColliderBuilder::from_scene` (scaled to [`SIZE`] m
+//! along its longest axis, on a kinematic body at its grid cell, cells [`SPACING`] m apart) and
+//! `SkinnedCollider::instantiate`d N − 1 times (one BN-Tree, clip set and leaf-block table for
+//! the crowd, as a game instancing one asset has; each instance has its own pose and caches),
+//! playing its Walk clip in place, each with its own phase. Every [`WAVE_EVERY`] steps a
 //! wave of [`BALLS_PER_WAVE`] balls falls on each character from above its box; a ball is
 //! removed [`BALL_LIFETIME`] steps after it spawned, so about a dozen balls per character are
 //! alive at any time.
@@ -15,8 +17,9 @@
 //!   character's clip sampled, on rayon's threads with `parallel`),
 //!   `SurfaceVelocityHooks::update`, `step_with_events` with the hooks, then
 //!   `apply_normal_velocities`;
-//! * **rigid**: the same characters as fixed parry `TriMesh`es of their rest pose (nothing
-//!   moves; the balls rest on still meshes and may sleep).
+//! * **rigid**: the same characters as fixed parry `TriMesh`es of their rest pose, one mesh
+//!   shared by the crowd's colliders (nothing moves; the balls rest on still meshes and may
+//!   sleep).
 //!
 //! A step's time is everything listed for its variant. Figures are medians over rounds of each
 //! variant's mean ms/step, one thread (Rapier without `parallel`). The variants differ in
@@ -147,12 +150,45 @@ impl Crowd {
             RigidBodyBuilder::fixed().translation(Vec3::new(0.0, lo.y - 0.5, 0.0)),
             ColliderBuilder::cuboid(SPACING * 20.0, 0.5, SPACING * 20.0),
         );
-        let mut characters = Vec::new();
+        let mut characters: Vec<SkinnedCollider> = Vec::new();
         let mut hooks = SurfaceVelocityHooks::new();
         let mut cells = Vec::new();
         let mut walk = 0;
+        // The rigid crowd's one rest-pose mesh, shared by every character after the first.
+        let mut rigid_shape: Option<SharedShape> = None;
         for i in 0..n {
             let at = cell(i, n);
+            let centre = at + Vec3::new(0.5 * (lo.x + hi.x), 0.0, 0.5 * (lo.z + hi.z));
+            // Every character after the first is an instance of it: one tree (or one mesh) for
+            // the crowd, as a game instancing one asset has.
+            let first = match (variant, characters.first(), &rigid_shape) {
+                (Variant::Deformable, Some(first), _) => {
+                    let c = first
+                        .instantiate(
+                            &mut world.bodies,
+                            &mut world.colliders,
+                            RigidBodyBuilder::kinematic_position_based().translation(at),
+                        )
+                        .unwrap_or_else(|e| panic!("fox {i}: {e}"));
+                    hooks
+                        .track(&mut world.colliders, c.collider())
+                        .unwrap_or_else(|e| panic!("{e}"));
+                    characters.push(c);
+                    false
+                }
+                (Variant::Rigid, _, Some(shape)) => {
+                    world.insert(
+                        RigidBodyBuilder::fixed().translation(at),
+                        ColliderBuilder::new(shape.clone()),
+                    );
+                    false
+                }
+                _ => true,
+            };
+            if !first {
+                cells.push((centre, hi.y));
+                continue;
+            }
             let c = SkinnedColliderBuilder::from_scene(scene)
                 .and_then(|b| {
                     b.scale(scale)
@@ -194,16 +230,15 @@ impl Crowd {
                         &mut w.soft_bodies,
                         true,
                     );
+                    let shape = SharedShape::new(rest);
+                    rigid_shape = Some(shape.clone());
                     w.insert(
                         RigidBodyBuilder::fixed().translation(at),
-                        ColliderBuilder::new(SharedShape::new(rest)),
+                        ColliderBuilder::new(shape),
                     );
                 }
             }
-            cells.push((
-                at + Vec3::new(0.5 * (lo.x + hi.x), 0.0, 0.5 * (lo.z + hi.z)),
-                hi.y,
-            ));
+            cells.push((centre, hi.y));
         }
         Self {
             variant,

@@ -507,7 +507,7 @@ impl SkinnedColliderBuilder {
                 .as_ref()
                 .map_or_else(Vec::new, |m| m.weights().to_vec()),
             morph: self.morph,
-            rig: self.rig,
+            rig: self.rig.map(Arc::new),
             pose_buffers: PoseBuffers::default(),
             root: self.root,
             bones: Vec::new(),
@@ -579,7 +579,8 @@ pub struct SkinnedCollider {
     skin: LinearBlendSkinning,
     morph: Option<MorphDeltas>,
     morph_weights: Vec<f32>,
-    rig: Option<Rig>,
+    /// Shared by [`Self::instantiate`]d copies.
+    rig: Option<Arc<Rig>>,
     /// Buffers of clip posing: no allocation per pose.
     pose_buffers: PoseBuffers,
     root: Affine,
@@ -600,6 +601,55 @@ struct PoseBuffers {
 }
 
 impl SkinnedCollider {
+    /// Another character like this one (same mesh, skin, morph targets, clips, self-collision
+    /// mode and collider settings), on a new body built from `body`, in this character's current
+    /// pose. It shares this character's BN-Tree and its shape's read-only tables (leaf blocks,
+    /// root bounds, topology) and clips instead of building its own, so `n` instances of one
+    /// asset hold one copy of them: a crowd's per-step refits then read one tree, which stays in
+    /// the core's caches. The new collider is a copy of this one's (friction, groups, hook flags,
+    /// mass properties…) with its own shape: its caches and pose are its own, and posing one
+    /// instance never touches another. Track it in [`crate::character::SurfaceVelocityHooks`]
+    /// like any other collider.
+    ///
+    /// # Errors
+    /// [`DeformError::UnknownHandle`] when this character's collider is not in `colliders`;
+    /// [`DeformError::InvalidParameter`] when its shape is no longer a [`DeformableMeshShape`].
+    ///
+    /// # Performance
+    /// O(vertices + nodes) for the new shape's caches and the copied skin, no tree build.
+    pub fn instantiate(
+        &self,
+        bodies: &mut RigidBodySet,
+        colliders: &mut ColliderSet,
+        body: RigidBodyBuilder,
+    ) -> Result<SkinnedCollider> {
+        let source = colliders
+            .get(self.collider)
+            .ok_or(DeformError::UnknownHandle {
+                what: "collider",
+                index: self.collider.into_raw_parts().0,
+            })?;
+        let shape = DeformableMeshShape::of_collider(colliders, self.collider)?.clone();
+        let mut collider = source.clone();
+        collider.set_shape(SharedShape(Arc::new(shape)));
+        let body = bodies.insert(body);
+        let collider = colliders.insert_with_parent(collider, body, bodies);
+        Ok(SkinnedCollider {
+            tree: self.tree.clone(),
+            body,
+            collider,
+            skin: self.skin.clone(),
+            morph: self.morph.clone(),
+            morph_weights: self.morph_weights.clone(),
+            rig: self.rig.clone(),
+            pose_buffers: PoseBuffers::default(),
+            root: self.root,
+            bones: self.bones.clone(),
+            self_collisions: self.self_collisions.clone(),
+            stage_error: None,
+        })
+    }
+
     /// The rigid body carrying the collider.
     pub fn body(&self) -> RigidBodyHandle {
         self.body
