@@ -248,3 +248,79 @@ fn the_bodies_of_one_mesh_share_topology_built_with_the_mesh() {
         .unwrap();
     assert!(dented.shares_built_topology_with(&b));
 }
+
+/// The guard's clearance certificates change nothing but the work: two bodies dented in
+/// lockstep (the same deposits around the top centre, a little each step, with a large sudden
+/// dent over the whole top every 15 steps), one guarded with certificates and one without,
+/// accept and undo the same weight changes step by step (equal outcomes, bit-identical
+/// weights and positions), and the certified guard skips testers.
+#[test]
+fn the_certified_guard_undoes_what_the_uncertified_guard_undoes() {
+    let mesh = slab(0.1);
+    let blend = crush_blend(&mesh);
+    let collider = ExampleMesh::new(&mesh, mesh.clone(), &blend, BnTreeOptions::default()).unwrap();
+    let params = PlasticityParams {
+        rate: 0.25,
+        settle_threshold: 1e-5,
+        ..PlasticityParams::jones_car()
+    };
+    let n = mesh.vertex_count();
+    let mut guards = [
+        SelfIntersectionGuard::new(),
+        SelfIntersectionGuard::without_certificates(),
+    ];
+    assert!(guards[0].scratch().certifies() && !guards[1].scratch().certifies());
+    let mut shapes: [DeformableMeshShape; 2] =
+        [collider.shape().unwrap(), collider.shape().unwrap()];
+    let mut states = [(); 2].map(|_| {
+        let mut s = PlasticState::new(n, 2, &params).unwrap();
+        s.set_eager(0..n as u32).unwrap();
+        s
+    });
+    let centre = Vec3::new(1.0, HEIGHT, 0.5);
+    let top: Vec<u32> = (0..n as u32)
+        .filter(|&v| mesh.positions()[v as usize].y == HEIGHT)
+        .collect();
+    let mut undone = 0;
+    for step in 0..60 {
+        let sudden = step % 15 == 14;
+        let outcomes: Vec<GuardOutcome> = (0..2)
+            .map(|i| {
+                let state = &mut states[i];
+                for &v in &top {
+                    let d = (mesh.positions()[v as usize] - centre).length();
+                    let f = if sudden {
+                        4.0
+                    } else if d < 0.45 {
+                        0.2 * (1.0 - d / 0.45).powi(2)
+                    } else {
+                        0.0
+                    };
+                    if f > 0.0 {
+                        state.deposit(v, &[-0.05 * f, 0.05 * f]).unwrap();
+                    }
+                }
+                let changed = state.advance().to_vec();
+                let previous = state.previous_weights().to_vec();
+                guards[i]
+                    .apply(&mut shapes[i], &collider, state, &changed, &previous, true)
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(outcomes[0], outcomes[1], "step {step}");
+        undone += outcomes[0].cage_vertices_reverted;
+        for v in 0..n as u32 {
+            let [a, b] = &mut states;
+            assert_eq!(
+                a.weights(v).unwrap(),
+                b.weights(v).unwrap(),
+                "step {step}, vertex {v}"
+            );
+        }
+        assert_eq!(shapes[0].deformed_vertices(), shapes[1].deformed_vertices());
+    }
+    let skips = guards[0].scratch().certified_skips();
+    println!("undone {undone}, certified skips {skips}");
+    assert!(undone > 0, "the sequence must undo changes");
+    assert!(skips > 100, "certificates must be used: {skips} skips");
+}
