@@ -42,16 +42,9 @@ pub struct GuardOutcome {
 /// rate-limited accumulation keeps each step's change small, so undoing one step stops the
 /// surface within one step's motion of the other side.
 ///
-/// The check keeps clearance certificates across calls
-/// ([`SelfCheckScratch::with_certificates`]): a triangle whose vertices, and every vertex
-/// around, moved less than half its certified clearance since it was last tested is not tested
-/// again against the triangles sharing no vertex with it. The pairs found, and so the changes
-/// undone, are those of the check without certificates
-/// ([`SelfIntersectionGuard::without_certificates`]).
-///
 /// # Performance
 /// See [`SelfIntersectionGuard::apply`]; no allocation after warm-up.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct SelfIntersectionGuard {
     /// Changed cage vertices sorted, with their index in the caller's list, and whether undone.
     changed: Vec<(u32, u32, bool)>,
@@ -63,39 +56,10 @@ pub struct SelfIntersectionGuard {
     scratch: SelfCheckScratch,
 }
 
-impl Default for SelfIntersectionGuard {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl SelfIntersectionGuard {
-    /// An empty guard whose check keeps clearance certificates across calls.
+    /// An empty guard.
     pub fn new() -> Self {
-        Self::with_scratch(SelfCheckScratch::with_certificates())
-    }
-
-    /// An empty guard whose check tests every changed triangle at every call (the reference
-    /// the certificates are compared with).
-    pub fn without_certificates() -> Self {
-        Self::with_scratch(SelfCheckScratch::default())
-    }
-
-    fn with_scratch(scratch: SelfCheckScratch) -> Self {
-        Self {
-            changed: Vec::new(),
-            affected: Vec::new(),
-            moved: Vec::new(),
-            pairs: Vec::new(),
-            offending: Vec::new(),
-            reweight: Vec::new(),
-            scratch,
-        }
-    }
-
-    /// The check's scratch (its certificate statistics).
-    pub fn scratch(&self) -> &SelfCheckScratch {
-        &self.scratch
+        Self::default()
     }
 
     /// Brings `shape` (the collider of `mesh`) up to date with the cage vertices `changed` by the

@@ -8,7 +8,7 @@
 //! it shares with every other method comes from [`crate::geometry`].
 
 use rapier3d::parry::bounding_volume::{Aabb, BoundingVolume};
-use rapier3d::parry::glamx::{DVec3, Vec4};
+use rapier3d::parry::glamx::Vec4;
 
 use super::DeformableMeshShape;
 use super::deformable_mesh_shape::MeshIncidence;
@@ -53,142 +53,7 @@ pub struct SelfCheckScratch {
     corner_at: Vec<u32>,
     /// Per tree node: `call` when it is in `leaves`.
     leaf_at: Vec<u32>,
-    /// Per triangle: `call` when it is tested against the triangles sharing no vertex with it
-    /// (a changed triangle without a current certificate).
-    tester: Vec<u32>,
     call: u32,
-    /// Clearance certificates kept across calls ([`SelfCheckScratch::with_certificates`]).
-    certificates: Option<Box<Certificates>>,
-}
-
-impl SelfCheckScratch {
-    /// A scratch that keeps *clearance certificates* across calls of
-    /// [`DeformableMeshShape::new_self_collisions`], so that a triangle that barely moves is not
-    /// tested again against the triangles sharing no vertex with it. The pairs found are the
-    /// same as without certificates.
-    ///
-    /// **Certificates.** The scratch keeps a motion budget `S`: the sum, over the calls, of the
-    /// largest distance a listed vertex moved since the scratch last saw it (rounded up). In a
-    /// call whose vertices moved less than [`CERTIFY_BELOW`] of a reach `r` (a quarter of the
-    /// mesh's mean edge length), the test of a changed triangle `t` also bounds from below its
-    /// distance `c_t` to every triangle sharing no vertex with it: triangles whose boxes are
-    /// farther than `r` from its box are at least `r` away (its query reaches `r` farther); for
-    /// the others, the gap between the boxes, or else the largest gap along the two normals and
-    /// the six in-plane edge normals (`f64`, rounded down). While `S` has grown by less than
-    /// `c_t / 2` since, no point of `t` or of such a triangle has moved by `c_t / 2` (every
-    /// point of a triangle is a convex combination of its vertices), so they are still disjoint
-    /// and `t` is skipped as a tester (it stays a candidate of the others). Pairs sharing a
-    /// vertex are always tested.
-    ///
-    /// **Contract.** Between two calls on the same shape, the only change of positions is one
-    /// [`DeformableMeshShape::update_vertex_weights`], and every vertex it moved is listed in the
-    /// second call's `moved` (an entry's position is read only for a vertex the scratch has not
-    /// seen yet, which has not moved since the previous call). A change of pose (new epoch),
-    /// several weight updates between calls, or a first call drop every certificate; a scratch
-    /// serves one shape (and the clones that replace it). The self-intersection guard follows
-    /// it: one update per check round.
-    ///
-    /// # Performance
-    /// O(V + T) memory and time at the first call and after a reset (the mean edge length is
-    /// measured then); per call, O(listed vertices) for the budget and an O(1) test per changed
-    /// triangle; a certifying call's testers query `r` farther and bound their candidates'
-    /// distances (eight axes each).
-    pub fn with_certificates() -> Self {
-        Self {
-            certificates: Some(Box::default()),
-            ..Self::default()
-        }
-    }
-
-    /// Whether this scratch keeps certificates ([`Self::with_certificates`]).
-    pub fn certifies(&self) -> bool {
-        self.certificates.is_some()
-    }
-
-    /// Changed triangles not tested against the triangles sharing no vertex with them thanks to
-    /// a certificate, over every call so far (`0` without certificates).
-    pub fn certified_skips(&self) -> u64 {
-        self.certificates.as_ref().map_or(0, |c| c.skipped)
-    }
-}
-
-/// The state of [`SelfCheckScratch::with_certificates`].
-#[derive(Clone, Debug, Default)]
-struct Certificates {
-    /// The shape after the last call: epoch and weight-update count.
-    key: Option<(u32, u64)>,
-    /// The motion budget `S`.
-    budget: f64,
-    /// Per triangle: certified disjoint from every triangle sharing no vertex with it while
-    /// `budget` is below this value (`-inf`: no certificate).
-    limit: Vec<f64>,
-    /// Per vertex: its position at the last call that listed it, valid where `seen_at == era`.
-    seen: Vec<Vec3>,
-    seen_at: Vec<u32>,
-    era: u32,
-    /// The reach `r` of the certifying query.
-    reach: f32,
-    /// Changed triangles skipped thanks to a certificate ([`SelfCheckScratch::certified_skips`]).
-    skipped: u64,
-    /// This call certifies its testers (the vertices moved less than [`CERTIFY_BELOW`] of the
-    /// reach since the last call: a certificate made now is likely to outlive a few calls).
-    certify_now: bool,
-}
-
-/// The reach `r` of a certifying query, in mean edge lengths of the mesh.
-const REACH: f64 = 0.25;
-
-/// A call certifies its testers when its vertices moved less than this fraction of the reach
-/// since the last call; a call moving them more tests them without certifying (its
-/// certificates would expire within a few calls like it, not paying for the wider query).
-const CERTIFY_BELOW: f64 = 0.125;
-
-/// A lower bound on the distance between two triangles: the largest gap along their normals
-/// and their in-plane edge normals (separating-axis gaps; a projection onto a unit axis does
-/// not increase distances), in `f64`, rounded down; `0` when no such axis separates them.
-fn separation(a: [Vec3; 3], b: [Vec3; 3]) -> f64 {
-    let a = a.map(|p| p.as_dvec3());
-    let b = b.map(|p| p.as_dvec3());
-    let magnitude = a
-        .iter()
-        .chain(b.iter())
-        .fold(0.0f64, |m, p| m.max(p.abs().max_element()));
-    let na = (a[1] - a[0]).cross(a[2] - a[0]);
-    let nb = (b[1] - b[0]).cross(b[2] - b[0]);
-    let mut best = 0.0f64;
-    let mut axis = |d: DVec3| {
-        let len = d.length();
-        if !(len > 0.0 && len.is_finite()) {
-            return;
-        }
-        let pa = a.map(|p| p.dot(d));
-        let pb = b.map(|p| p.dot(d));
-        let (amin, amax) = (pa[0].min(pa[1]).min(pa[2]), pa[0].max(pa[1]).max(pa[2]));
-        let (bmin, bmax) = (pb[0].min(pb[1]).min(pb[2]), pb[0].max(pb[1]).max(pb[2]));
-        // Each dot product is within 1e-12 · magnitude · len of its exact value.
-        let gap = (bmin - amax).max(amin - bmax) - 4e-12 * magnitude * len;
-        if gap > 0.0 {
-            best = best.max(gap / len);
-        }
-    };
-    axis(na);
-    axis(nb);
-    for i in 0..3 {
-        axis(na.cross(a[(i + 1) % 3] - a[i]));
-        axis(nb.cross(b[(i + 1) % 3] - b[i]));
-    }
-    best * (1.0 - 1e-9)
-}
-
-/// The gap between two boxes along the axis where it is largest (a lower bound on the distance
-/// between anything they contain; exact in `f64` for `f32` corners); `≤ 0` when they overlap.
-fn box_gap(a: &Aabb, b: &Aabb) -> f64 {
-    (0..3)
-        .map(|k| {
-            (f64::from(b.mins[k]) - f64::from(a.maxs[k]))
-                .max(f64::from(a.mins[k]) - f64::from(b.maxs[k]))
-        })
-        .fold(f64::NEG_INFINITY, f64::max)
 }
 
 /// The corner of `v` in triangle `t`.
@@ -438,10 +303,6 @@ impl DeformableMeshShape {
     ///   refits), each changed triangle is tested against the candidates whose boxes it
     ///   overlaps with the exact triangle–triangle test.
     ///
-    /// With a scratch made by [`SelfCheckScratch::with_certificates`], changed triangles whose
-    /// clearance certificate still holds are not tested against the triangles sharing no
-    /// vertex with them (they cannot meet them); the pairs found are the same.
-    ///
     /// The "before" test runs only for pairs that collide now.
     ///
     /// # Performance
@@ -476,8 +337,6 @@ impl DeformableMeshShape {
             scratch.corner_at.resize(n as usize, 0);
             scratch.leaf_at.clear();
             scratch.leaf_at.resize(node_count, 0);
-            scratch.tester.clear();
-            scratch.tester.resize(t_count, 0);
             scratch.call = 0;
         }
         scratch.call = scratch.call.wrapping_add(1);
@@ -488,7 +347,6 @@ impl DeformableMeshShape {
             scratch.moved_at.fill((0, 0));
             scratch.corner_at.fill(0);
             scratch.leaf_at.fill(0);
-            scratch.tester.fill(0);
             scratch.call = 1;
         }
         let incidence = self.incidence();
@@ -508,9 +366,7 @@ impl DeformableMeshShape {
             moved_at,
             corner_at,
             leaf_at,
-            tester,
             call,
-            certificates,
         } = scratch;
         let call = *call;
         // Only vertices that did move can change a pair; a vertex listed twice keeps its first
@@ -523,53 +379,7 @@ impl DeformableMeshShape {
                 moved.push((v, p));
             }
         }
-        // Certificates: drop them unless the positions changed by one weight update since the
-        // last call, then add to the budget the largest distance a listed vertex moved since the
-        // scratch last saw it.
-        let mut certs = certificates.as_deref_mut();
-        if let Some(c) = certs.as_deref_mut() {
-            let key = (self.epoch(), self.weight_updates);
-            let continuous = matches!(c.key, Some((epoch, updates))
-                if epoch == key.0 && updates.wrapping_add(1) == key.1);
-            if !continuous || c.limit.len() != t_count || c.seen.len() != n as usize {
-                c.limit.clear();
-                c.limit.resize(t_count, f64::NEG_INFINITY);
-                c.seen.resize(n as usize, Vec3::ZERO);
-                c.seen_at.resize(n as usize, 0);
-                c.era = c.era.wrapping_add(1);
-                if c.era == 0 {
-                    c.seen_at.fill(0);
-                    c.era = 1;
-                }
-                let mut length = 0.0f64;
-                for &[a, b, d] in tris {
-                    let [a, b, d] = [a, b, d].map(|v| self.vertex(v));
-                    length += f64::from((b - a).length() + (d - b).length() + (a - d).length());
-                }
-                c.reach = (REACH * length / (3 * t_count).max(1) as f64) as f32;
-            }
-            c.key = Some(key);
-            let mut step = 0.0f64;
-            for &(v, p) in moved_in {
-                if v >= n {
-                    continue;
-                }
-                let vu = v as usize;
-                let now = self.vertex(v);
-                let from = if c.seen_at[vu] == c.era {
-                    c.seen[vu]
-                } else {
-                    p
-                };
-                step = step.max((now.as_dvec3() - from.as_dvec3()).length());
-                c.seen[vu] = now;
-                c.seen_at[vu] = c.era;
-            }
-            c.budget += step * (1.0 + 1e-9);
-            c.certify_now = step < f64::from(c.reach) * CERTIFY_BELOW;
-        }
-        // The changed triangles (around moved vertices); the testers among them (those without
-        // a current certificate), and the leaves holding those.
+        // The changed triangles (around moved vertices), and the leaves holding them.
         triangles.clear();
         leaves.clear();
         for &(v, _) in moved.iter() {
@@ -577,13 +387,6 @@ impl DeformableMeshShape {
                 if changed_stamp[t as usize] != call {
                     changed_stamp[t as usize] = call;
                     triangles.push(t);
-                    if let Some(c) = certs.as_deref_mut()
-                        && c.budget < c.limit[t as usize]
-                    {
-                        c.skipped += 1;
-                        continue;
-                    }
-                    tester[t as usize] = call;
                     let leaf = incidence.triangle_leaf[t as usize];
                     if leaf_at[leaf as usize] != call {
                         leaf_at[leaf as usize] = call;
@@ -651,23 +454,12 @@ impl DeformableMeshShape {
                     .node_triangles(leaf as usize)
                     .iter()
                     .copied()
-                    .filter(|&t| tester[t as usize] == call),
+                    .filter(|&t| changed_stamp[t as usize] == call),
             );
-            // With certificates, the query reaches `r` farther: the boxes within reach bound
-            // the testers' clearance.
-            let reach = certs
-                .as_deref()
-                .filter(|c| c.certify_now)
-                .map_or(0.0, |c| c.reach);
             let mut query = Aabb::new_invalid();
             for &t in group.iter() {
                 query.merge(&box_of(t));
             }
-            let query = if reach > 0.0 {
-                query.loosened(reach)
-            } else {
-                query
-            };
             candidates.clear();
             stack.clear();
             stack.push(0);
@@ -684,7 +476,7 @@ impl DeformableMeshShape {
                 for &u in self.tree.node_triangles(i as usize) {
                     let aabb = box_of(u);
                     if aabb.intersects(&query) {
-                        candidates.push((u, aabb, tester[u as usize] == call));
+                        candidates.push((u, aabb, changed_stamp[u as usize] == call));
                     }
                 }
             }
@@ -709,45 +501,25 @@ impl DeformableMeshShape {
             for &t in group.iter() {
                 let ta = tris[t as usize];
                 let aabb = box_of(t);
-                let probe = if reach > 0.0 {
-                    aabb.loosened(reach)
-                } else {
-                    aabb
-                };
                 let a = ta.map(now);
                 let mut pa = None;
-                // The clearance of `t` found so far (with certificates).
-                let mut clearance = f64::from(reach);
                 for block in 0..padded / BLOCK {
-                    let mut mask = overlap_block(columns, block * BLOCK, &probe);
+                    let mut mask = overlap_block(columns, block * BLOCK, &aabb);
                     while mask != 0 {
                         let k = block * BLOCK + mask.trailing_zeros() as usize;
                         mask &= mask - 1;
-                        let (u, ub, u_tester) = candidates[k];
-                        if u == t {
+                        let (u, _, changed) = candidates[k];
+                        // Pairs of two moved triangles are taken once, from the smaller index.
+                        if changed && u <= t {
                             continue;
                         }
                         let tb = tris[u as usize];
                         if pair_topology(ta, tb) != PairTopology::Disjoint {
                             continue;
                         }
-                        let b = tb.map(now);
-                        if reach > 0.0 {
-                            if !ub.intersects(&aabb) {
-                                // Within reach only: no contact, the boxes' gap bounds it.
-                                clearance = clearance.min(box_gap(&aabb, &ub));
-                                continue;
-                            }
-                            if clearance > 0.0 {
-                                clearance = clearance.min(separation(a, b));
-                            }
-                        }
-                        // Pairs of two testers are taken once, from the smaller index.
-                        if u_tester && u < t {
-                            continue;
-                        }
                         // The exact test's first step, filtered: one triangle certainly on one
                         // side of the other's plane.
+                        let b = tb.map(now);
                         let pa = *pa.get_or_insert_with(|| plane_of(planes, call, t, a));
                         if pa.separates(b) || plane_of(planes, call, u, b).separates(a) {
                             continue;
@@ -758,15 +530,6 @@ impl DeformableMeshShape {
                             out.push([t.min(u), t.max(u)]);
                         }
                     }
-                }
-                if let Some(c) = certs.as_deref_mut()
-                    && reach > 0.0
-                {
-                    c.limit[t as usize] = if clearance > 0.0 {
-                        c.budget + 0.5 * clearance * (1.0 - 1e-9)
-                    } else {
-                        f64::NEG_INFINITY
-                    };
                 }
             }
         }

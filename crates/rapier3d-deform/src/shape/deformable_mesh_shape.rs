@@ -194,10 +194,6 @@ pub struct DeformableMeshShape {
     pub(super) incidence: Arc<OnceLock<MeshIncidence>>,
     /// Scratch rows of [`Self::update_vertex_weights`].
     pub(super) weight_scratch: Vec<f32>,
-    /// Number of weight changes applied by [`Self::update_vertex_weights`] (copied by clones):
-    /// with the epoch, it tells [`Self::new_self_collisions`]'s certificates whether the
-    /// positions changed between two checks by anything but the change they are told of.
-    pub(super) weight_updates: u64,
     /// Scratch of [`Self::update_vertex_weights`]: the nodes above the changed vertices.
     pub(super) dirty_nodes: Vec<u32>,
     /// Morph targets applied before the governors, with their per-node margins.
@@ -306,7 +302,6 @@ impl Clone for DeformableMeshShape {
             blocks: self.blocks.clone(),
             incidence: self.incidence.clone(),
             weight_scratch: Vec::new(),
-            weight_updates: self.weight_updates,
             dirty_nodes: Vec::new(),
             morph: self.morph.clone(),
             morph_weights: self.morph_weights.clone(),
@@ -395,7 +390,6 @@ impl DeformableMeshShape {
             blocks,
             incidence: Arc::new(OnceLock::new()),
             weight_scratch: Vec::new(),
-            weight_updates: 0,
             dirty_nodes: Vec::new(),
             morph: None,
             morph_weights: Vec::new(),

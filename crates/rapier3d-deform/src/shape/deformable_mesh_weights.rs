@@ -84,7 +84,6 @@ impl DeformableMeshShape {
             if let Err(e) = tree.set_vertex_weights(v as usize, row, leaves) {
                 // Not expected (every row was checked): leave no cache claiming to be current.
                 self.cache.clear_stamps();
-                self.weight_updates = self.weight_updates.wrapping_add(1);
                 self.weight_scratch = scratch;
                 self.dirty_nodes = dirty;
                 return Err(e);
@@ -112,7 +111,6 @@ impl DeformableMeshShape {
         }
         self.weight_scratch = scratch;
         if !vertices.is_empty() {
-            self.weight_updates = self.weight_updates.wrapping_add(1);
             if incremental {
                 self.refit_whole_changed(vertices, &mut dirty);
             } else {
