@@ -13,10 +13,10 @@ use super::eigen::loop_eigen;
 use super::eigen_bounds::eigen_bounds;
 use super::interval::{IVec64, Interval64, add, corners, scaled};
 use super::local_matrix::{MAX_VALENCE, REGULAR_POINTS, SparseRows};
-use rapier3d::na::DMatrix;
 use super::local_matrix::{REGULAR_VALENCE, regular_limit_row};
 use super::patch_bound::{Frame, cross3, regular_normal_bound, tightened_normal_bound};
 use crate::error::{DeformError, Result};
+use rapier3d::na::DMatrix;
 use std::sync::OnceLock;
 
 /// A 3D point or vector in f64.
@@ -483,7 +483,10 @@ mod tests {
                 }
                 for (m, k) in &children(n, &p).unwrap() {
                     let grandchildren = children(*m, k).unwrap();
-                    for q in k[..3].iter().chain(grandchildren.iter().flat_map(|g| g.1.iter())) {
+                    for q in k[..3]
+                        .iter()
+                        .chain(grandchildren.iter().flat_map(|g| g.1.iter()))
+                    {
                         assert!(inside(q), "valence {n}: {q:?} outside {blo:?} {bhi:?}");
                     }
                     let (l, h) = aabb_of(k, &grandchildren);
