@@ -68,19 +68,20 @@ pub(crate) fn angle(a: [f64; 3], b: [f64; 3]) -> f64 {
 /// Angular slack added to every half-angle: covers the rounding of the angle computations.
 const ANGLE_EPS: f64 = 1e-9;
 
-/// Bădoiu–Clarkson steps of [`cone_of`]: the first steps narrow a cone the most; more steps
-/// cost more dot products than the narrower cones save downstream (a 32-step search made the
-/// bent tube's flat queries about 20 % dearer for the same outcomes).
+/// Axes [`cone_of`] evaluates: the start and three Bădoiu–Clarkson moves (steps `1/2`, `1/3`,
+/// `1/4`). The first moves narrow a cone the most; more cost more dot products than the narrower
+/// cones save downstream (32 axes made the bent tube's flat queries about 20 % dearer for the
+/// same regions).
 const SEARCH_STEPS: usize = 4;
 
-/// Steps of [`cone_of_near`] (started at a known axis with the shorter steps `1/9`, `1/10`).
+/// Axes [`cone_of_near`] evaluates: the known axis it starts at and one move of `1/9`.
 const NEAR_STEPS: usize = 2;
 
 /// The narrowest cone this module finds around all `generators`, or `None` when a generator is
 /// zero or not finite, or no axis sees all of them at less than a right angle.
 ///
 /// The axis starts at the normalised sum of the unit generators and is then moved towards the
-/// farthest generator with shrinking steps ([`SEARCH_STEPS`] of Bădoiu–Clarkson on the sphere);
+/// farthest generator with shrinking steps (Bădoiu–Clarkson on the sphere, [`SEARCH_STEPS`] axes);
 /// any axis gives a valid cone (the half-angle is the largest angle to a generator), the steps
 /// only narrow it. The steps compare axes by the cosine to their farthest generator; the
 /// half-angle of the best axis is then measured robustly ([`angle`]) and widened by
@@ -93,9 +94,8 @@ pub(crate) fn cone_of(generators: &[[f64; 3]]) -> Option<NormalCone> {
     cone_search(generators, None)
 }
 
-/// [`cone_of`] started at the unit `axis` (a cone of similar generators found before) with
-/// [`NEAR_STEPS`] of the shorter steps of a longer search (`1/9`, `1/10`): the same kind of
-/// valid cone.
+/// [`cone_of`] started at the unit `axis` (a cone of similar generators found before), evaluating
+/// [`NEAR_STEPS`] axes with the shorter steps of a longer search: the same kind of valid cone.
 ///
 /// # Performance
 /// O(2 · generators) dot products, one allocation.
