@@ -12,10 +12,11 @@ use super::cone::NormalBound;
 use super::eigen::loop_eigen;
 use super::eigen_bounds::eigen_bounds;
 use super::interval::{IVec64, Interval64, add, corners, scaled};
-use super::local_matrix::{MAX_VALENCE, REGULAR_POINTS};
+use super::local_matrix::{MAX_VALENCE, REGULAR_POINTS, SparseRows};
 use super::local_matrix::{REGULAR_VALENCE, regular_limit_row};
 use super::patch_bound::{Frame, cross3, regular_normal_bound, tightened_normal_bound};
 use crate::error::{DeformError, Result};
+use rapier3d::na::DMatrix;
 use std::sync::OnceLock;
 
 /// A 3D point or vector in f64.
@@ -105,7 +106,7 @@ pub(crate) fn distinct_child_points(valence: usize) -> Result<&'static [(usize, 
 /// The axis-aligned box of a limit patch two refinement steps down (seed §2.4: boxes from the
 /// control points, "optionally after r refinement steps"; here r = 2): the box of its own control
 /// triangle and of its four children's boxes ([`aabb_of`]: each child's control triangle and its
-/// own children's control points).
+/// own children's control points), widened by `1e-12 · (1 + |x|)` per axis.
 ///
 /// The level-`k` meshes over the patch's domain (`k ≥ 1`) and its limit surface are the unions of
 /// those over its children's domains, which each child's box holds; the control triangle is the
@@ -113,55 +114,86 @@ pub(crate) fn distinct_child_points(valence: usize) -> Result<&'static [(usize, 
 /// alike, as [`aabb_of`] does, about a ring of the first refinement tighter (the children's boxes
 /// reach half as far beyond the patch as the children's control points).
 ///
-/// # Performance
-/// One Loop step of the patch and the distinct points of one step of each child
-/// ([`SparseRows`](super::local_matrix::SparseRows) rows), O(n + 4 · 30) comparisons; no
-/// allocation.
-pub(crate) fn aabb(valence: usize, points: &[P3]) -> Result<(P3, P3)> {
-    let mut lo = [f64::INFINITY; 3];
-    let mut hi = [f64::NEG_INFINITY; 3];
-    for p in &points[..3] {
-        for d in 0..3 {
-            lo[d] = lo[d].min(p[d]);
-            hi[d] = hi[d].max(p[d]);
-        }
-    }
-    let mut kid = [[0.0; 3]; MAX_VALENCE + 6];
-    for (k, st) in loop_eigen(valence)?.stencils().iter().enumerate() {
-        let n = if k == 0 { valence } else { REGULAR_VALENCE };
-        st.apply_into(points, &mut kid);
-        let (l, h) = child_aabb(n, &kid[..st.rows()])?;
-        for d in 0..3 {
-            lo[d] = lo[d].min(l[d]);
-            hi[d] = hi[d].max(h[d]);
-        }
-    }
-    Ok((lo, hi))
-}
-
-/// [`aabb_of`] of `points` and their children (`aabb_of(points, &children(valence, points)?)`,
-/// the same box) without building the children: only the distinct children's points
-/// ([`distinct_child_points`]) are computed, none stored.
+/// The points are computed in one step from the patch's control points through the composed
+/// two-step stencils of the valence ([`two_step_rows`]: the control triangle, the children's
+/// control triangles and their children's distinct control points); they differ from the points
+/// of two successive Loop steps only by the rounding of the products (about `1e-15` relative),
+/// which the widening covers.
 ///
 /// # Performance
-/// O(non-zero weights of the distinct rows): about half of [`children`]'s, no allocation.
-fn child_aabb(valence: usize, points: &[P3]) -> Result<(P3, P3)> {
-    let st = loop_eigen(valence)?.stencils();
+/// O(non-zeros of the composed rows): about 50 rows of at most `n + 6` weights; no allocation.
+pub(crate) fn aabb(valence: usize, points: &[P3]) -> Result<(P3, P3)> {
+    let rows = two_step_rows(valence)?;
     let mut lo = [f64::INFINITY; 3];
     let mut hi = [f64::NEG_INFINITY; 3];
-    let mut add = |p: P3| {
+    for r in 0..rows.rows() {
+        let p = rows.row(r, points);
         for d in 0..3 {
             lo[d] = lo[d].min(p[d]);
             hi[d] = hi[d].max(p[d]);
         }
-    };
-    for p in &points[..3] {
-        add(*p);
-    }
-    for &(k, r) in distinct_child_points(valence)? {
-        add(st[k].row(r, points));
     }
     Ok(widened(lo, hi))
+}
+
+/// Per valence, the composed stencils of [`aabb`]'s points over a patch's control points: the
+/// control triangle (unit rows), and per child (corner child through `S`, the others through the
+/// picking matrices) its control triangle and the rows of its children's distinct control points
+/// ([`distinct_child_points`]) times the child's matrix; bit-identical rows are kept once.
+///
+/// # Errors
+/// Only for a valence outside the tables.
+///
+/// # Performance
+/// O(1) after the first call per valence (dense products of the small matrices then).
+pub(crate) fn two_step_rows(valence: usize) -> Result<&'static SparseRows> {
+    static TABLES: [OnceLock<SparseRows>; MAX_VALENCE + 1] =
+        [const { OnceLock::new() }; MAX_VALENCE + 1];
+    let eig = loop_eigen(valence)?;
+    let Some(table) = TABLES.get(valence) else {
+        return Err(DeformError::InvalidParameter {
+            name: "valence",
+            value: valence as f32,
+            reason: "must be 3..=12",
+        });
+    };
+    let regular = loop_eigen(REGULAR_VALENCE)?;
+    let kept_regular = distinct_child_points(REGULAR_VALENCE)?;
+    let kept_own = distinct_child_points(valence)?;
+    Ok(table.get_or_init(|| {
+        let size = eig.size();
+        let matrices = |e: &'static super::eigen::LoopEigen| {
+            let picks = e.picks();
+            [e.subdivision(), &picks[0], &picks[1], &picks[2]]
+        };
+        let own = matrices(eig);
+        let mut rows: Vec<Vec<f64>> = (0..3)
+            .map(|c| (0..size).map(|j| if j == c { 1.0 } else { 0.0 }).collect())
+            .collect();
+        for (k, m) in own.iter().enumerate() {
+            let (child, kept) = if k == 0 {
+                (own, kept_own)
+            } else {
+                (matrices(regular), kept_regular)
+            };
+            for r in 0..3 {
+                rows.push(m.row(r).iter().copied().collect());
+            }
+            for &(k2, r) in kept {
+                let composed = child[k2].row(r) * *m;
+                rows.push(composed.iter().copied().collect());
+            }
+        }
+        let mut distinct: Vec<Vec<f64>> = Vec::with_capacity(rows.len());
+        for row in rows {
+            let bits = |x: &[f64]| x.iter().map(|w| w.to_bits()).collect::<Vec<_>>();
+            if !distinct.iter().any(|d| bits(d) == bits(&row)) {
+                distinct.push(row);
+            }
+        }
+        let dense = DMatrix::from_fn(distinct.len(), size, |r, c| distinct[r][c]);
+        SparseRows::from_dense(&dense)
+    }))
 }
 
 /// The box `lo, hi` widened by `1e-12 · (1 + |x|)` per axis ([`aabb_of`]'s margin).
@@ -420,10 +452,11 @@ mod tests {
         p
     }
 
-    /// The two-step box built from the children's distinct points equals the box of the
-    /// control triangle and of every child's [`aabb_of`] over its full set of children.
+    /// The two-step box from the composed stencils holds the control triangle and every
+    /// grandchild's control point of two explicit Loop steps, and equals the union of the control
+    /// triangle and every child's [`aabb_of`] up to the widening.
     #[test]
-    fn two_step_box_equals_the_boxes_of_all_grandchildren() {
+    fn two_step_box_holds_every_grandchild_point_and_matches_two_explicit_steps() {
         let mut seed = 0xbb67_ae85_84ca_a73bu64;
         let mut next = || {
             seed ^= seed << 13;
@@ -437,22 +470,35 @@ mod tests {
                     .iter()
                     .map(|q| [q[0] + 0.3 * next(), q[1] + 0.3 * next(), q[2] + next()])
                     .collect();
+                let (blo, bhi) = aabb(n, &p).unwrap();
+                let inside = |q: &P3| (0..3).all(|d| blo[d] <= q[d] && q[d] <= bhi[d]);
                 let mut lo = [f64::INFINITY; 3];
                 let mut hi = [f64::NEG_INFINITY; 3];
                 for q in &p[..3] {
+                    assert!(inside(q), "valence {n}");
                     for d in 0..3 {
                         lo[d] = lo[d].min(q[d]);
                         hi[d] = hi[d].max(q[d]);
                     }
                 }
                 for (m, k) in &children(n, &p).unwrap() {
-                    let (l, h) = aabb_of(k, &children(*m, k).unwrap());
+                    let grandchildren = children(*m, k).unwrap();
+                    for q in k[..3]
+                        .iter()
+                        .chain(grandchildren.iter().flat_map(|g| g.1.iter()))
+                    {
+                        assert!(inside(q), "valence {n}: {q:?} outside {blo:?} {bhi:?}");
+                    }
+                    let (l, h) = aabb_of(k, &grandchildren);
                     for d in 0..3 {
                         lo[d] = lo[d].min(l[d]);
                         hi[d] = hi[d].max(h[d]);
                     }
                 }
-                assert_eq!(aabb(n, &p).unwrap(), (lo, hi), "valence {n}");
+                for d in 0..3 {
+                    let tol = 1e-11 * (1.0 + lo[d].abs().max(hi[d].abs()));
+                    assert!((blo[d] - lo[d]).abs() <= tol && (bhi[d] - hi[d]).abs() <= tol);
+                }
             }
         }
     }
