@@ -61,6 +61,15 @@ pub(crate) fn children(valence: usize, points: &[P3]) -> Result<Children> {
     ])
 }
 
+/// The slot of `valence` in a per-valence table, or the error for a valence outside it.
+fn valence_slot<T>(tables: &'static [OnceLock<T>], valence: usize) -> Result<&'static OnceLock<T>> {
+    tables.get(valence).ok_or(DeformError::InvalidParameter {
+        name: "valence",
+        value: valence as f32,
+        reason: "must be 3..=12",
+    })
+}
+
 /// The slots `(child, control point)` of [`children`]'s output that hold distinct points: per
 /// valence, the children's rows of the local subdivision and picking matrices (over the parent's
 /// control points), each kept at its first occurrence. Children share control points (the level-1
@@ -78,13 +87,7 @@ pub(crate) fn distinct_child_points(valence: usize) -> Result<&'static [(usize, 
     static TABLES: [OnceLock<Vec<(usize, usize)>>; MAX_VALENCE + 1] =
         [const { OnceLock::new() }; MAX_VALENCE + 1];
     let eig = loop_eigen(valence)?;
-    let Some(table) = TABLES.get(valence) else {
-        return Err(DeformError::InvalidParameter {
-            name: "valence",
-            value: valence as f32,
-            reason: "must be 3..=12",
-        });
-    };
+    let table = valence_slot(&TABLES, valence)?;
     Ok(table.get_or_init(|| {
         let picks = eig.picks();
         let matrices = [eig.subdivision(), &picks[0], &picks[1], &picks[2]];
@@ -150,13 +153,7 @@ pub(crate) fn two_step_rows(valence: usize) -> Result<&'static SparseRows> {
     static TABLES: [OnceLock<SparseRows>; MAX_VALENCE + 1] =
         [const { OnceLock::new() }; MAX_VALENCE + 1];
     let eig = loop_eigen(valence)?;
-    let Some(table) = TABLES.get(valence) else {
-        return Err(DeformError::InvalidParameter {
-            name: "valence",
-            value: valence as f32,
-            reason: "must be 3..=12",
-        });
-    };
+    let table = valence_slot(&TABLES, valence)?;
     let regular = loop_eigen(REGULAR_VALENCE)?;
     let kept_regular = distinct_child_points(REGULAR_VALENCE)?;
     let kept_own = distinct_child_points(valence)?;
