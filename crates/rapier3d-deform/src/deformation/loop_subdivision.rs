@@ -454,12 +454,12 @@ fn subdivide_once(triangles: &[[u32; 3]], n: usize) -> Result<LevelStep> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::collections::{BTreeMap, BTreeSet};
 
-    /// An octahedron (closed, genus 0, valence 4 everywhere).
-    fn octahedron() -> TriangleMesh {
+    /// An octahedron (closed, genus 0, valence 4 everywhere); the limit-surface tests subdivide it too.
+    pub(crate) fn octahedron() -> TriangleMesh {
         let p = vec![Vec3::X, -Vec3::X, Vec3::Y, -Vec3::Y, Vec3::Z, -Vec3::Z];
         let t = vec![
             [0, 2, 4],

@@ -33,6 +33,8 @@ mod skinning;
 
 pub use example_blend::ExampleBlend;
 pub(crate) use loop_subdivision::loop_beta;
+#[cfg(test)]
+pub(crate) use loop_subdivision::tests::octahedron;
 pub use loop_subdivision::{LoopSubdivision, MAX_LOOP_LEVELS};
 pub use morph_deltas::{MorphDeltas, MorphGroup};
 pub(crate) use morph_targets::check_target_weights;

@@ -935,24 +935,15 @@ fn build(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::deformation::LoopSubdivision;
+    use crate::deformation::{LoopSubdivision, octahedron};
 
     /// An octahedron Loop-subdivided twice (valences 4 and 6, at most one irregular corner per
     /// triangle), with its vertices spread so that the median splits are not degenerate.
     fn cage() -> TriangleMesh {
-        let p = vec![Vec3::X, -Vec3::X, Vec3::Y, -Vec3::Y, Vec3::Z, -Vec3::Z];
-        let t = vec![
-            [0, 2, 4],
-            [2, 1, 4],
-            [1, 3, 4],
-            [3, 0, 4],
-            [2, 0, 5],
-            [1, 2, 5],
-            [3, 1, 5],
-            [0, 3, 5],
-        ];
-        let octahedron = TriangleMesh::new(p, t).unwrap();
-        LoopSubdivision::new(octahedron, 2).unwrap().mesh().clone()
+        LoopSubdivision::new(octahedron(), 2)
+            .unwrap()
+            .mesh()
+            .clone()
     }
 
     /// Node adjacency from the sorted boundary neighbours against a brute-force search for an
