@@ -197,7 +197,10 @@ fn contacts_match(world: &PhysicsWorld, c: &SkinnedCollider, balls: &[ColliderHa
     };
     let mesh_pose = *world.colliders[c.collider()].position();
     let aabb = world.colliders[c.collider()].compute_aabb();
-    let shapes: [&dyn Shape; 2] = [shape, &trimesh];
+    // Per-triangle points, as the `TriMesh` reports them (merging coincident points is checked
+    // against parry by the `mesh_collider::queries` tests).
+    let per_triangle = shape.clone().with_contact_points_per_triangle();
+    let shapes: [&dyn Shape; 2] = [&per_triangle, &trimesh];
     let dispatchers: [&dyn PersistentQueryDispatcher<(), ()>; 2] =
         [&DeformDispatcher, &DefaultQueryDispatcher];
     for &b in balls {

@@ -563,8 +563,16 @@ fn same_state_contacts(bn: &Run, tri: &Run) -> [(usize, f32); 2] {
         [&DeformDispatcher, &DefaultQueryDispatcher];
     let mut out = [(0usize, 0.0f32); 2];
     for (&hb, &ht) in bn.meshes.iter().zip(&tri.meshes) {
-        let shapes = [
-            bn.world.colliders[hb].shape(),
+        // Per-triangle points, as the `TriMesh` reports them (merging coincident points is
+        // checked against parry by the `mesh_collider::queries` tests).
+        let per_triangle = bn.world.colliders[hb]
+            .shape()
+            .as_shape::<DeformableMeshShape>()
+            .map(|s| s.clone().with_contact_points_per_triangle());
+        let shapes: [&dyn Shape; 2] = [
+            per_triangle
+                .as_ref()
+                .map_or(bn.world.colliders[hb].shape(), |s| s as &dyn Shape),
             tri.world.colliders[ht].shape(),
         ];
         let mesh_pose = *tri.world.colliders[ht].position();

@@ -150,7 +150,8 @@ fn others(r: &mut ChaCha8Rng) -> Vec<Other> {
         compound_reference: false,
     };
     let (cv, ci) = Cuboid::new(Vec3::new(0.3, 0.2, 0.25)).to_trimesh();
-    let second = posed_tube(r, 1.0, 6, 10, 2, 0.4);
+    // Per-triangle points on both meshes: the manifolds compare with parry's one by one.
+    let second = posed_tube(r, 1.0, 6, 10, 2, 0.4).with_contact_points_per_triangle();
     let second_ref = SharedShape::new(trimesh_of(&second));
     vec![
         same(
@@ -365,8 +366,11 @@ fn contact_manifolds_match_parry_in_both_orders() {
     let mut tally = Compared::default();
     // Parry against itself with the arguments swapped: the noise floor of the comparison.
     let mut parry_self = Compared::default();
+    // (merged points, per-triangle points) with the shape's default merging of coincident points.
+    let mut merge_tally = (0usize, 0usize);
     for round in 0..3 {
-        let shape = posed_tube(&mut r, 2.0, 12, 16, 3, 1.0);
+        let merged = posed_tube(&mut r, 2.0, 12, 16, 3, 1.0);
+        let shape = merged.clone().with_contact_points_per_triangle();
         let trimesh = trimesh_of(&shape);
         let mesh_compound = compound_of(&trimesh);
         for other in others(&mut r) {
@@ -386,7 +390,10 @@ fn contact_manifolds_match_parry_in_both_orders() {
                     reference,
                     &*other.theirs,
                 ));
-                let ours = normalized(&manifolds(&DeformDispatcher, &pose, &shape, &*other.ours));
+                let per_triangle = manifolds(&DeformDispatcher, &pose, &shape, &*other.ours);
+                let m = manifolds(&DeformDispatcher, &pose, &merged, &*other.ours);
+                merge_tally.add(merged_points_check(&m, &per_triangle, true, &what));
+                let ours = normalized(&per_triangle);
                 assert_same_keys(&ours, &theirs, &what);
                 compare(&ours, &theirs, &mut tally);
                 let inv = pose.inverse();
@@ -396,7 +403,10 @@ fn contact_manifolds_match_parry_in_both_orders() {
                     &*other.theirs,
                     reference,
                 ));
-                let ours = normalized(&manifolds(&DeformDispatcher, &inv, &*other.ours, &shape));
+                let per_triangle = manifolds(&DeformDispatcher, &inv, &*other.ours, &shape);
+                let m = manifolds(&DeformDispatcher, &inv, &*other.ours, &merged);
+                merge_tally.add(merged_points_check(&m, &per_triangle, false, &what));
+                let ours = normalized(&per_triangle);
                 assert_same_keys(&ours, &theirs_flipped, &format!("{what} (flipped)"));
                 compare(&ours, &theirs_flipped, &mut tally);
                 compare(&theirs, &swapped(theirs_flipped), &mut parry_self);
@@ -410,6 +420,11 @@ fn contact_manifolds_match_parry_in_both_orders() {
         }
     }
     println!("ours vs parry: {tally:?}");
+    println!("merged points / per-triangle points: {merge_tally:?}");
+    assert!(
+        10 * merge_tally.0 < 9 * merge_tally.1,
+        "merging dropped too few points: {merge_tally:?}"
+    );
     println!("parry vs parry (arguments swapped): {parry_self:?}");
     // The tolerances hold for all but a handful of manifolds; those are near-degenerate
     // configurations where GJK/EPA (which stop at a tolerance and return normals accurate to
@@ -429,6 +444,60 @@ fn contact_manifolds_match_parry_in_both_orders() {
         tally.point_sets_matched * 1000 >= tally.point_sets * 999,
         "{tally:?}"
     );
+}
+
+trait AddPair {
+    fn add(&mut self, other: (usize, usize));
+}
+
+impl AddPair for (usize, usize) {
+    fn add(&mut self, other: (usize, usize)) {
+        self.0 += other.0;
+        self.1 += other.1;
+    }
+}
+
+/// With merging on, every point is a point of the per-triangle manifolds (bit for bit: both
+/// positions, normal and depth); every per-triangle point has a merged one at its position on
+/// the mesh (`mesh_first`: the mesh is the first shape) with a normal within 5.1°; no two merged
+/// points share that position and plane. Returns the point counts (merged, per-triangle).
+fn merged_points_check(
+    merged: &Manifolds,
+    per_triangle: &Manifolds,
+    mesh_first: bool,
+    what: &str,
+) -> (usize, usize) {
+    let points = |ms: &Manifolds| {
+        ms.iter()
+            .flat_map(|m| {
+                m.points
+                    .iter()
+                    .map(move |p| (p.local_p1, p.local_p2, m.local_n1, p.dist))
+            })
+            .collect::<Vec<_>>()
+    };
+    let (ours, theirs) = (points(merged), points(per_triangle));
+    let at = |p: &(Vec3, Vec3, Vec3, Real)| if mesh_first { p.0 } else { p.1 };
+    let same_plane = |a: Vec3, b: Vec3| a.dot(b) >= 0.996;
+    for (i, p) in ours.iter().enumerate() {
+        assert!(
+            theirs.contains(p),
+            "{what}: merged point {p:?} is not a per-triangle point"
+        );
+        assert!(
+            !ours[..i]
+                .iter()
+                .any(|q| at(q) == at(p) && same_plane(q.2, p.2)),
+            "{what}: point {p:?} kept twice in one plane"
+        );
+    }
+    for q in &theirs {
+        assert!(
+            ours.iter().any(|p| at(p) == at(q) && same_plane(p.2, q.2)),
+            "{what}: per-triangle point {q:?} has no merged copy"
+        );
+    }
+    (ours.len(), theirs.len())
 }
 
 /// Both lists have the same non-empty manifolds (the same part pairs touch).

@@ -12,6 +12,7 @@ use rapier3d::parry::shape::Triangle;
 use super::MeshPair;
 use super::contact_manifolds_parts::{ManifoldSlots, ensure_workspace};
 use super::contact_manifolds_swept::{entered_triangle, fill_entered_manifold};
+use super::contact_points_merge::merge_coincident_points;
 
 /// The narrow-phase workspace of a (deformable mesh, convex) pair. It holds nothing (manifolds
 /// are re-keyed from the incoming manifold list, which also carries what swept contacts
@@ -105,6 +106,10 @@ pub(super) fn contact_manifolds<ManifoldData, ContactData>(
         slots.settle(keep);
     });
     slots.finish();
+    if pair.mesh.merges_contact_points() {
+        // This family keeps manifolds only for triangles in contact.
+        merge_coincident_points(manifolds, !flipped, true);
+    }
 }
 
 /// Whether every point of `tri` lies farther than `reach` from `centre` by more than any

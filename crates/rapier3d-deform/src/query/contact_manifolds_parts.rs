@@ -282,7 +282,7 @@ fn is_spare<M, C>(m: &ContactManifold<M, C>) -> bool {
     m.subshape1 == SPARE && m.subshape2 == SPARE
 }
 
-fn make_spare<M, C>(m: &mut ContactManifold<M, C>) {
+pub(super) fn make_spare<M, C>(m: &mut ContactManifold<M, C>) {
     m.points.clear();
     m.subshape1 = SPARE;
     m.subshape2 = SPARE;

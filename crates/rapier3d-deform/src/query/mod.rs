@@ -23,7 +23,10 @@
 //!
 //! Every family enumerates pairs of convex parts (`part_tree.rs`, `part_pairs.rs`); each pair goes
 //! through parry's own convex–convex routines (with the `TriMesh`/`HeightField` triangles' normal
-//! constraints), so contacts equal parry's on the same geometry. Contact manifolds
+//! constraints), so contacts equal parry's on the same geometry, except that a point several
+//! triangles of a deformable mesh share in one contact plane (a vertex on the ground) is kept once
+//! (`contact_points_merge.rs`; per-triangle points with
+//! [`DeformableMeshShape::with_contact_points_per_triangle`]). Contact manifolds
 //! (`contact_manifolds_parts.rs`) are keyed per part pair `(subshape1, subshape2)`, written in
 //! the colliders' frames, and re-keyed in place from the incoming manifold list, so warm starts
 //! survive the workspace reset that every `shape_mut()` causes. A pair's list keeps the
@@ -65,6 +68,7 @@
 mod contact_manifolds_deformable_convex;
 mod contact_manifolds_parts;
 mod contact_manifolds_swept;
+mod contact_points_merge;
 mod nonlinear_cast;
 mod pairs_dual_tree;
 mod pairs_halfspace;
@@ -297,6 +301,17 @@ where
         }
         let pairs = AnyPairs::new(pos12, g1, g2).ok_or(Unsupported)?;
         contact_manifolds_parts::contact_manifolds(&pairs, prediction, manifolds, workspace);
+        let merges = |g: &dyn Shape| {
+            g.as_shape::<DeformableMeshShape>()
+                .is_some_and(DeformableMeshShape::merges_contact_points)
+        };
+        // Part pairs keep a manifold per candidate, with or without points.
+        if merges(g1) {
+            contact_points_merge::merge_coincident_points(manifolds, true, false);
+        }
+        if merges(g2) {
+            contact_points_merge::merge_coincident_points(manifolds, false, false);
+        }
         Ok(())
     }
 

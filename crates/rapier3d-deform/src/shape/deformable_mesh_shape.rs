@@ -207,6 +207,9 @@ pub struct DeformableMeshShape {
     /// `Some(s)` for a closed mesh contacted as a solid ([`Self::with_solid_contacts`]): `s`
     /// times a triangle's winding normal points out of it (`-1` for an inward-wound mesh).
     solid_orientation: Option<f32>,
+    /// Contact points that coincide across triangles are merged
+    /// ([`Self::with_contact_points_per_triangle`] turns it off).
+    merge_contact_points: bool,
     /// The previous pose and the motion bound of swept contacts
     /// ([`Self::with_swept_contacts`]).
     pub(super) sweep: Option<Box<SweepState>>,
@@ -308,6 +311,7 @@ impl Clone for DeformableMeshShape {
             morph_weights: self.morph_weights.clone(),
             fix_internal_edges: self.fix_internal_edges,
             solid_orientation: self.solid_orientation,
+            merge_contact_points: self.merge_contact_points,
             sweep: self.sweep.clone(),
         }
     }
@@ -396,6 +400,7 @@ impl DeformableMeshShape {
             morph_weights: Vec::new(),
             fix_internal_edges: false,
             solid_orientation: None,
+            merge_contact_points: true,
             sweep: None,
         };
         widen_governors(&shape.governors, &mut shape.wide_governors);
@@ -864,6 +869,29 @@ impl DeformableMeshShape {
     /// Whether contacts treat the mesh as a solid ([`Self::with_solid_contacts`]).
     pub fn has_solid_contacts(&self) -> bool {
         self.solid_orientation.is_some()
+    }
+
+    /// Contacts keep every triangle's points, exactly as parry's `TriMesh` reports them. By
+    /// default a point that several triangles of one contact pair share on this mesh (a mesh
+    /// vertex on the ground lies in every triangle around it: about six copies on a closed
+    /// mesh) is kept once among the triangles whose normals agree within Rapier's clustering
+    /// angle (5.1°), in the manifold of the smallest triangle index, so the same copy stays
+    /// from step to step. Rapier's solver merges such
+    /// copies itself (`cluster_manifolds_for_solver`, quadratic in a pair's points), so both
+    /// settings give the solver the same contacts; the default hands it a fifth of the points.
+    /// Per-triangle points are for code that reads every triangle's own manifold.
+    ///
+    /// # Performance
+    /// O(1). The merge it turns off costs a sort of the pair's points per contact update.
+    pub fn with_contact_points_per_triangle(mut self) -> Self {
+        self.merge_contact_points = false;
+        self
+    }
+
+    /// Whether coincident contact points are merged across triangles (the default; see
+    /// [`Self::with_contact_points_per_triangle`]).
+    pub fn merges_contact_points(&self) -> bool {
+        self.merge_contact_points
     }
 
     /// `Some(s)` for a solid: `s` times a triangle's winding normal points out of the mesh.
