@@ -672,6 +672,48 @@ fn solid_contacts_build_on_closed_skins_and_name_an_open_edge_elsewhere() {
     }
 }
 
+/// `contact_points_per_triangle(true)` gives the Fox a shape whose contacts with a box sunk into
+/// its feet hold parry `TriMesh` points one for one; by default the points the triangles around
+/// a vertex share are merged, so there are fewer.
+#[test]
+fn per_triangle_contact_points_equal_the_trimesh_points_and_merged_ones_are_fewer() {
+    use rapier3d::parry::query::{
+        ContactManifold, DefaultQueryDispatcher, PersistentQueryDispatcher,
+    };
+    use rapier3d::parry::shape::{Cuboid, TriMesh};
+    let (scene, _) = load("skinned/Fox.glb");
+    let mut w = world();
+    let merged = SkinnedColliderBuilder::from_scene(&scene)
+        .and_then(|b| b.build(&mut w))
+        .unwrap();
+    let per_triangle = SkinnedColliderBuilder::from_scene(&scene)
+        .and_then(|b| b.contact_points_per_triangle(true).build(&mut w))
+        .unwrap();
+    assert!(shape_of(&w, &merged).merges_contact_points());
+    assert!(!shape_of(&w, &per_triangle).merges_contact_points());
+    let shape = shape_of(&w, &per_triangle);
+    let vertices = shape.deformed_vertices();
+    let lowest = vertices.iter().map(|v| v.y).fold(f32::MAX, f32::min);
+    let highest = vertices.iter().map(|v| v.y).fold(f32::MIN, f32::max);
+    let trimesh = TriMesh::new(vertices, shape.tree().mesh().triangles().to_vec()).unwrap();
+    // A wide box whose top is 3 % of the Fox's height above its lowest vertex.
+    let ground = Cuboid::new(Vec3::new(1e3, 10.0, 1e3));
+    let top = lowest + 0.03 * (highest - lowest);
+    let pose = rapier3d::math::Pose::from_translation(Vec3::new(0.0, top - 10.0, 0.0));
+    let count = |d: &dyn PersistentQueryDispatcher<(), ()>, s: &dyn Shape| {
+        let mut manifolds: Vec<ContactManifold<(), ()>> = Vec::new();
+        d.contact_manifolds(&pose, s, &ground, 0.0, &mut manifolds, &mut None)
+            .unwrap();
+        manifolds.iter().map(|m| m.points.len()).sum::<usize>()
+    };
+    let theirs = count(&DefaultQueryDispatcher, &trimesh);
+    let ours = count(&DeformDispatcher, shape);
+    let fewer = count(&DeformDispatcher, shape_of(&w, &merged));
+    assert!(theirs > 20, "only {theirs} TriMesh points");
+    assert_eq!(ours, theirs, "per-triangle points");
+    assert!(2 * fewer < theirs, "{fewer} merged points against {theirs}");
+}
+
 /// A skin built with swept contacts is a solid that remembers its previous pose: over a second
 /// of the Fox's first clip, every vertex moves from its previous position by no more than the
 /// motion bound, the bound is not loose by orders of magnitude, and the previous positions are

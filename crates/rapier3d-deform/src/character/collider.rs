@@ -142,6 +142,7 @@ pub struct SkinnedColliderBuilder {
     fixed_internal_edges: bool,
     solid_contacts: bool,
     swept_contacts: bool,
+    contact_points_per_triangle: bool,
     body: RigidBodyBuilder,
     attach_to: Option<RigidBodyHandle>,
     collider: ColliderBuilder,
@@ -177,6 +178,7 @@ impl SkinnedColliderBuilder {
             fixed_internal_edges: false,
             solid_contacts: false,
             swept_contacts: false,
+            contact_points_per_triangle: false,
             body: RigidBodyBuilder::kinematic_position_based(),
             attach_to: None,
             collider: ColliderBuilder::ball(1.0),
@@ -394,6 +396,17 @@ impl SkinnedColliderBuilder {
         self
     }
 
+    /// Contacts keep every triangle's points, as parry's `TriMesh` reports them
+    /// ([`DeformableMeshShape::with_contact_points_per_triangle`]). Default: off (a point the
+    /// triangles around a vertex share in one contact plane is kept once).
+    ///
+    /// # Performance
+    /// O(1).
+    pub fn contact_points_per_triangle(mut self, per_triangle: bool) -> Self {
+        self.contact_points_per_triangle = per_triangle;
+        self
+    }
+
     /// The rigid body [`Self::build`] inserts (default: kinematic, position based, at the
     /// origin). Ignored with [`Self::attach_to`].
     ///
@@ -542,6 +555,9 @@ impl SkinnedColliderBuilder {
             shape = shape.with_solid_contacts()?;
         } else if self.fixed_internal_edges {
             shape = shape.with_fixed_internal_edges()?;
+        }
+        if self.contact_points_per_triangle {
+            shape = shape.with_contact_points_per_triangle();
         }
         let mass = shape.mass_properties(self.density);
         let body = match self.attach_to {
