@@ -195,8 +195,9 @@ pub fn run(options: &RunOptions) -> SceneReport {
     report.metric(
         "intersecting_pairs_without_points",
         checks.inter_pointless as f64,
-        "intersecting pairs whose candidate manifold parry's exact triangle-triangle stage left \
-         without a contact point (not a miss of the bounds; reported for completeness)",
+        "intersecting pairs whose candidate manifold holds no contact point: parry's exact \
+         triangle-triangle stage made none, or each of its points is kept once in another \
+         triangle's manifold (not a miss of the bounds; reported for completeness)",
     );
     report.metric(
         "inter_pairs_brute_force",
