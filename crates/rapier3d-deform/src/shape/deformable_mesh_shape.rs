@@ -1029,9 +1029,25 @@ impl DeformableMeshShape {
     ///
     /// # Performance
     /// O(nodes reached · m) in the first query of an epoch.
-    pub fn for_each_triangle_in_aabb(&self, aabb: &Aabb, mut f: impl FnMut(u32, &Triangle)) {
+    pub fn for_each_triangle_in_aabb(&self, aabb: &Aabb, f: impl FnMut(u32, &Triangle)) {
+        self.for_each_triangle_in_aabb_where(aabb, |_| true, f);
+    }
+
+    /// [`Self::for_each_triangle_in_aabb`], skipping the subtrees whose node box `keep_node`
+    /// rejects (a tighter test than the box: an oriented box, a plane). The triangles of the
+    /// leaves kept are still tested against `aabb` only.
+    ///
+    /// # Performance
+    /// As [`Self::for_each_triangle_in_aabb`], plus one `keep_node` call per node whose box meets
+    /// `aabb`.
+    pub fn for_each_triangle_in_aabb_where(
+        &self,
+        aabb: &Aabb,
+        keep_node: impl Fn(&Aabb) -> bool,
+        mut f: impl FnMut(u32, &Triangle),
+    ) {
         if self.whole_epoch {
-            self.for_each_triangle_in_aabb_whole(aabb, f);
+            self.for_each_triangle_in_aabb_whole(aabb, keep_node, f);
             return;
         }
         let (lo, hi) = (Vec3A::from(aabb.mins), Vec3A::from(aabb.maxs));
@@ -1039,7 +1055,8 @@ impl DeformableMeshShape {
         let mut stack = NodeStack::<u32>::new();
         stack.push(0);
         while let Some(i) = stack.pop() {
-            if !self.node_aabb(i).intersects(aabb) {
+            let node_box = self.node_aabb(i);
+            if !node_box.intersects(aabb) || !keep_node(&node_box) {
                 continue;
             }
             let node = self.tree.nodes()[i as usize];
@@ -1069,7 +1086,12 @@ impl DeformableMeshShape {
     /// # Performance
     /// O(nodes reached + triangles of the leaves reached), plus the whole refit
     /// (O(vertices + nodes)) if it is the epoch's first query.
-    fn for_each_triangle_in_aabb_whole(&self, aabb: &Aabb, mut f: impl FnMut(u32, &Triangle)) {
+    fn for_each_triangle_in_aabb_whole(
+        &self,
+        aabb: &Aabb,
+        keep_node: impl Fn(&Aabb) -> bool,
+        mut f: impl FnMut(u32, &Triangle),
+    ) {
         if self.cache.whole_stamp.load(Ordering::Acquire) != self.epoch {
             // Every vertex and node box of the epoch; the whole-mesh stamp is stored last.
             let _ = self.refit_whole(0);
@@ -1087,7 +1109,8 @@ impl DeformableMeshShape {
             if track_leaves {
                 self.note_leaf_read(iu);
             }
-            if !self.stored_node_aabb(iu).intersects(aabb) {
+            let node_box = self.stored_node_aabb(iu);
+            if !node_box.intersects(aabb) || !keep_node(&node_box) {
                 continue;
             }
             match nodes[iu].children {
