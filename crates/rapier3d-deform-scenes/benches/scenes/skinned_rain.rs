@@ -814,13 +814,15 @@ fn report_outcome(
     report.metric(
         named("contacts_ratio", suffix),
         cb / ct,
-        "bntree / trimesh_deformable (each world's own state; the bodies' paths diverge)",
+        "bntree / trimesh_deformable (each world's own state; the bodies' paths diverge; the BN-Tree \
+         shapes keep one copy of a point the triangles around a vertex share)",
     );
     report.metric(
         named("contacts_same_state_ratio", suffix),
         o.same_state[0].0 as f64 / o.same_state[1].0 as f64,
         format!(
-            "contact points of both dispatchers on the same states (the TriMesh world's, every {} steps): {} vs {}",
+            "contact points of both dispatchers on the same states (the TriMesh world's, every {} steps; \
+             the BN-Tree shapes with per-triangle points): {} vs {}",
             sizes.check_every, o.same_state[0].0, o.same_state[1].0
         ),
     );
