@@ -71,8 +71,10 @@ pub(super) fn contact_manifolds<ManifoldData, ContactData>(
         .map(|b| (pair.pos_mo.translation, b.radius + prediction));
     // Without normal cones, a node or triangle beyond a face of the other shape's own box
     // (loosened) is out of reach: against a large or rotated shape (a ground slab under a
-    // tilted car) its box in the mesh frame covers much more than the shape.
-    let reach = (!pair.mesh.fixes_internal_edges())
+    // tilted car) its box in the mesh frame covers much more than the shape. A ball's own box
+    // is its box in any frame, so balls skip the test (it cost 1.7 % of a step of balls on a
+    // skinned truck; pruning nodes by the distance to the centre cost 0.7 % more again).
+    let reach = (!pair.mesh.fixes_internal_edges() && ball.is_none())
         .then(|| OrientedReach::new(pair.other, &pair.pos_mo, prediction));
     let keep_node = |node: &Aabb| reach.as_ref().is_none_or(|r| !r.box_beyond(node));
     let mut slots = ManifoldSlots::new(manifolds);
