@@ -231,8 +231,10 @@ fn instances_share_the_tree_and_pose_bit_for_bit_like_built_characters() {
             .iter()
             .flat_map(|p| p.to_array().map(f32::to_bits))
             .collect();
-        for i in 0..s.tree().nodes().len() as u32 {
-            let b = s.node_aabb(i);
+        let boxes = (0..s.tree().nodes().len() as u32)
+            .map(|i| s.node_aabb(i))
+            .chain([co.shape().compute_local_aabb()]);
+        for b in boxes {
             out.extend(
                 b.mins
                     .to_array()
@@ -241,14 +243,6 @@ fn instances_share_the_tree_and_pose_bit_for_bit_like_built_characters() {
                     .map(f32::to_bits),
             );
         }
-        let root = co.shape().compute_local_aabb();
-        out.extend(
-            root.mins
-                .to_array()
-                .into_iter()
-                .chain(root.maxs.to_array())
-                .map(f32::to_bits),
-        );
         out
     };
     let request = |step: usize, i: usize| ClipPose {

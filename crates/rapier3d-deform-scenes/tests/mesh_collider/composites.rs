@@ -392,7 +392,7 @@ fn contact_manifolds_match_parry_in_both_orders() {
                 ));
                 let per_triangle = manifolds(&DeformDispatcher, &pose, &shape, &*other.ours);
                 let m = manifolds(&DeformDispatcher, &pose, &merged, &*other.ours);
-                merge_tally.add(merged_points_check(&m, &per_triangle, true, &what));
+                merged_points_check(&m, &per_triangle, true, &what, &mut merge_tally);
                 let ours = normalized(&per_triangle);
                 assert_same_keys(&ours, &theirs, &what);
                 compare(&ours, &theirs, &mut tally);
@@ -405,7 +405,7 @@ fn contact_manifolds_match_parry_in_both_orders() {
                 ));
                 let per_triangle = manifolds(&DeformDispatcher, &inv, &*other.ours, &shape);
                 let m = manifolds(&DeformDispatcher, &inv, &*other.ours, &merged);
-                merge_tally.add(merged_points_check(&m, &per_triangle, false, &what));
+                merged_points_check(&m, &per_triangle, false, &what, &mut merge_tally);
                 let ours = normalized(&per_triangle);
                 assert_same_keys(&ours, &theirs_flipped, &format!("{what} (flipped)"));
                 compare(&ours, &theirs_flipped, &mut tally);
@@ -446,27 +446,18 @@ fn contact_manifolds_match_parry_in_both_orders() {
     );
 }
 
-trait AddPair {
-    fn add(&mut self, other: (usize, usize));
-}
-
-impl AddPair for (usize, usize) {
-    fn add(&mut self, other: (usize, usize)) {
-        self.0 += other.0;
-        self.1 += other.1;
-    }
-}
-
 /// With merging on, every point is a point of the per-triangle manifolds (bit for bit: both
 /// positions, normal and depth); every per-triangle point has a merged one at its position on
 /// the mesh (`mesh_first`: the mesh is the first shape) with a normal within 5.1°; no two merged
-/// points share that position and plane. Returns the point counts (merged, per-triangle).
+/// points share that position and plane. Adds the point counts (merged, per-triangle) to
+/// `tally`.
 fn merged_points_check(
     merged: &Manifolds,
     per_triangle: &Manifolds,
     mesh_first: bool,
     what: &str,
-) -> (usize, usize) {
+    tally: &mut (usize, usize),
+) {
     let points = |ms: &Manifolds| {
         ms.iter()
             .flat_map(|m| {
@@ -497,7 +488,8 @@ fn merged_points_check(
             "{what}: per-triangle point {q:?} has no merged copy"
         );
     }
-    (ours.len(), theirs.len())
+    tally.0 += ours.len();
+    tally.1 += theirs.len();
 }
 
 /// Both lists have the same non-empty manifolds (the same part pairs touch).

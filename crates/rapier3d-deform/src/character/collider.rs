@@ -639,14 +639,9 @@ impl SkinnedCollider {
         colliders: &mut ColliderSet,
         body: RigidBodyBuilder,
     ) -> Result<SkinnedCollider> {
-        let source = colliders
-            .get(self.collider)
-            .ok_or(DeformError::UnknownHandle {
-                what: "collider",
-                index: self.collider.into_raw_parts().0,
-            })?;
+        // `of_collider` names an unknown handle; the collider exists past it.
         let shape = DeformableMeshShape::of_collider(colliders, self.collider)?.clone();
-        let mut collider = source.clone();
+        let mut collider = colliders[self.collider].clone();
         collider.set_shape(SharedShape(Arc::new(shape)));
         let body = bodies.insert(body);
         let collider = colliders.insert_with_parent(collider, body, bodies);

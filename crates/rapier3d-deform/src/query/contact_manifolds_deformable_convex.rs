@@ -81,11 +81,11 @@ pub(super) fn contact_manifolds<ManifoldData, ContactData>(
     pair.mesh
         .for_each_triangle_in_aabb_where(&aabb, keep_node, |t, tri| {
             let cone = pair.mesh.contact_normal_cone(t, tri);
-            let beyond = match (&cone, ball, &reach) {
-                (None, Some((centre, reach)), _) => certainly_beyond(tri, centre, reach),
-                (None, None, Some(r)) => r.triangle_beyond(tri),
-                _ => false,
-            };
+            let beyond = cone.is_none()
+                && match ball {
+                    Some((centre, ball_reach)) => certainly_beyond(tri, centre, ball_reach),
+                    None => reach.as_ref().is_some_and(|r| r.triangle_beyond(tri)),
+                };
             if beyond {
                 // Exactly what parry's routine would leave: no point, so the triangle keeps no
                 // manifold (an incoming one of its key stays unclaimed and becomes a spare).
