@@ -14,6 +14,7 @@
 //! | [`self_colliding`] | small deformed meshes that self-collide (test fixtures) |
 //! | [`skirt`], [`cape`], [`sportsuit`], [`garment`] | garments on animated avatars: a skirt on the walking RiggedFigure, a cape on the running Fox, the MakeHuman sportsuit on a walking body derived from it, pins carried by skin weights |
 //! | [`skin_crossings`] | cloth triangles crossing the posed skin, and those no inside vertex explains (what the collision stage's face pass resolves) |
+//! | [`skin_distance`] | brute-force signed distance to a closed skin (the cloth tests' reference): nearest triangle, inside by a signed ray-crossing count or the winding number |
 //! | [`subdiv`] | Loop control meshes for limit-surface scenes and their prescribed deformations (the bent capsule tube, a genus-3 torus with a bridge pushed through its bar, a partially everted sphere, a jittered sphere cage), the scenes' tolerance oracle, pictures of a query's result |
 //! | [`api_fuzz`] | the structured fuzzing harness over the public API (proptest and libFuzzer drive it) |
 //! | [`asset_path`] | where the bundled assets live |
@@ -37,6 +38,7 @@ pub mod santas;
 pub mod sdf_mesh;
 pub mod self_colliding;
 pub mod skin_crossings;
+pub mod skin_distance;
 pub mod skirt;
 pub mod sportsuit;
 pub mod subdiv;

@@ -21,7 +21,6 @@ use rapier3d_deform::error::Result;
 use rapier3d_deform::governor::{Affine, GovernedDeformation, deform_vertices};
 use rapier3d_deform::io::{AnimationClip, Channel, Interpolation, LoadError, Property, Sampler};
 use rapier3d_deform::math::{Quat, Vec3};
-use rapier3d_deform::rapier3d::parry::query::PointQuery;
 
 /// Seconds per walk cycle.
 pub const WALK_PERIOD: f32 = 1.2;
@@ -229,31 +228,4 @@ impl SkirtCloth {
         self.carriers
             .targets(figure.skinning().weights(), governors)
     }
-}
-
-/// Signed distance of `p` to the closed, outward-oriented skin: the distance to the nearest
-/// triangle, negative when the winding number says inside (brute force over every triangle).
-///
-/// # Performance
-/// O(triangles).
-pub fn signed_distance(triangles: &[[u32; 3]], posed: &[Vec3], p: Vec3) -> f32 {
-    let mut distance = f32::MAX;
-    let mut winding = 0f64;
-    for tri in triangles {
-        let [a, b, c] = tri.map(|v| posed[v as usize]);
-        let d = (rapier3d_deform::rapier3d::parry::shape::Triangle::new(a, b, c)
-            .project_local_point(p, true)
-            .point
-            - p)
-            .length();
-        distance = distance.min(d);
-        // Solid angle (Van Oosterom & Strackee 1983), in f64.
-        let [a, b, c] = [a, b, c].map(|x| (x - p).as_dvec3());
-        let (la, lb, lc) = (a.length(), b.length(), c.length());
-        let num = a.dot(b.cross(c));
-        let den = la * lb * lc + a.dot(b) * lc + b.dot(c) * la + c.dot(a) * lb;
-        winding += 2.0 * num.atan2(den);
-    }
-    let inside = winding / (4.0 * std::f64::consts::PI) > 0.5;
-    if inside { -distance } else { distance }
 }

@@ -345,7 +345,8 @@ fn measure(garment: Garment, frames: usize) -> Level {
             deform_vertices(&rest, &weights, &governors, &mut posed);
             let mut inside = Vec::with_capacity(worn.cloth.positions().len());
             for &x in worn.cloth.positions() {
-                let d = rapier3d_deform_scenes::skirt::signed_distance(&triangles, &posed, x);
+                let d =
+                    rapier3d_deform_scenes::skin_distance::signed_distance(&triangles, &posed, x);
                 level.max_penetration = level.max_penetration.max(-d);
                 inside.push(d < 0.0);
             }

@@ -1,4 +1,4 @@
-//! Contract: brute-force references over every posed skin triangle — closest triangle within a radius, and the signed distance to a closed skin (winding number for the sign) — and the per-frame assertions the garment tests share (stage contacts equal brute force, no vertex inside the skin).
+//! Contract: brute-force references over every posed skin triangle — closest triangle within a radius, and the signed distance to a closed skin (`skin_distance`: a signed ray-crossing count or the winding number for the sign) — and the per-frame assertions the garment tests share (stage contacts equal brute force, no vertex inside the skin).
 
 use rapier3d::parry::query::PointQuery;
 use rapier3d::parry::shape::Triangle;
@@ -10,6 +10,14 @@ pub fn closest(triangles: &[[u32; 3]], posed: &[Vec3], p: Vec3, radius: f32) -> 
     let mut best: Option<(u32, f32)> = None;
     for (t, tri) in triangles.iter().enumerate() {
         let [a, b, c] = tri.map(|v| posed[v as usize]);
+        // The triangle lies in its box: a box clearly beyond the radius (or the best so far)
+        // holds no nearer point, and the projection is skipped (the 0.1 % slack covers rounding).
+        let gap = (a.min(b).min(c) - p)
+            .max(p - a.max(b).max(c))
+            .max(Vec3::ZERO);
+        if gap.length() > best.map_or(radius, |b| b.1) * 1.001 {
+            continue;
+        }
         let d = (Triangle::new(a, b, c).project_local_point(p, true).point - p).length();
         if d <= radius && best.is_none_or(|b| d < b.1) {
             best = Some((t as u32, d));
@@ -20,7 +28,7 @@ pub fn closest(triangles: &[[u32; 3]], posed: &[Vec3], p: Vec3, radius: f32) -> 
 
 /// Signed distance of `p` to the closed, outward-oriented skin (the scenes crate's oracle).
 pub fn signed_distance(triangles: &[[u32; 3]], posed: &[Vec3], p: Vec3) -> f32 {
-    rapier3d_deform_scenes::skirt::signed_distance(triangles, posed, p)
+    rapier3d_deform_scenes::skin_distance::signed_distance(triangles, posed, p)
 }
 
 /// Asserts that the collision stage's first contact of every free cloth vertex is brute force's
