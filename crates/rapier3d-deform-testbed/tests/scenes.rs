@@ -6,7 +6,7 @@ use rapier3d_deform::rapier3d::parry::shape::Triangle;
 use rapier3d_deform::validation::self_collisions_brute_force;
 use rapier3d_deform_scenes::characters::{self, WALK_SPEED};
 use rapier3d_deform_scenes::crash::{CAR_DENT_SCALE, CAR_SPEED};
-use rapier3d_deform_scenes::skirt::signed_distance;
+use rapier3d_deform_scenes::skin_distance::signed_distance;
 use rapier3d_deform_testbed::demo::DENT_STEPS;
 use rapier3d_deform_testbed::{Demo, DemoOptions, SceneId};
 
