@@ -17,7 +17,8 @@
 //! With `--features parallel` (Rapier's `parallel` step, and the pipeline's per-body phase on
 //! rayon's threads), `parallel_speedup_128` is the ms/step of the 128-car deformable variant in
 //! a one-thread rayon pool over the same in a two-thread pool, stepped in lockstep (median over
-//! the rounds).
+//! the rounds); `parallel_speedup_128_rigid` the same for the rigid variant, in the same lockstep:
+//! what Rapier's own parallel step gains on this crash with no crate shape.
 //!
 //! `pipeline_update_share_*` is the deformable variant's time in the pipeline's update over its
 //! whole step (Rapier's step plus the update); `parallel_speedup_update_128` the update's own
@@ -307,21 +308,36 @@ pub fn run(options: &RunOptions) -> SceneReport {
     }
     #[cfg(feature = "parallel")]
     {
-        let (one, two) = parallel;
+        let [one, two, rigid_one, rigid_two] = parallel;
         let cars = COUNTS[COUNTS.len() - 1];
-        report.metric(
-            "parallel_speedup_128",
-            one.median() / two.median(),
-            format!(
-                "{cars} cars, deformable, CCD off: ms/step in a 1-thread pool ({:.3}, min–max {:.3}–{:.3}) / in a 2-thread pool ({:.3}, {:.3}–{:.3}); Rapier's parallel step and the pipeline's per-body phase",
-                one.median(),
-                one.min(),
-                one.max(),
-                two.median(),
-                two.min(),
-                two.max()
+        for (name, one, two, what) in [
+            (
+                "parallel_speedup_128",
+                &one,
+                &two,
+                "deformable: Rapier's parallel step and the pipeline's per-body phase",
             ),
-        );
+            (
+                "parallel_speedup_128_rigid",
+                &rigid_one,
+                &rigid_two,
+                "rigid (static compounds, no plasticity): Rapier's own parallel step on the same crash, the reference for the deformable row",
+            ),
+        ] {
+            report.metric(
+                name,
+                one.median() / two.median(),
+                format!(
+                    "{cars} cars, {what}, CCD off: ms/step in a 1-thread pool ({:.3}, min–max {:.3}–{:.3}) / in a 2-thread pool ({:.3}, {:.3}–{:.3})",
+                    one.median(),
+                    one.min(),
+                    one.max(),
+                    two.median(),
+                    two.min(),
+                    two.max()
+                ),
+            );
+        }
         report.metric(
             "parallel_speedup_update_128",
             one.update_median() / two.update_median(),
@@ -405,12 +421,19 @@ pub fn run(options: &RunOptions) -> SceneReport {
     report
 }
 
-/// The 128-car deformable variant (CCD off) stepped in a one-thread and a two-thread rayon
-/// pool, in lockstep; their tallies.
+/// The 128-car deformable and rigid variants (CCD off), each stepped in a one-thread and a
+/// two-thread rayon pool, the four in lockstep; their tallies in the order (deformable one
+/// thread, two threads, rigid one thread, two threads).
 #[cfg(feature = "parallel")]
-fn parallel_speedup(asset: &Arc<PlasticAsset>, sizes: &Sizes) -> (Tally, Tally) {
+fn parallel_speedup(asset: &Arc<PlasticAsset>, sizes: &Sizes) -> [Tally; 4] {
     let pools = [super::runner::rayon_pool(1), super::runner::rayon_pool(2)];
-    let mut tallies = [Tally::default(), Tally::default()];
+    let runs = [
+        (Variant::Deformable, 0),
+        (Variant::Deformable, 1),
+        (Variant::Rigid, 0),
+        (Variant::Rigid, 1),
+    ];
+    let mut tallies: [Tally; 4] = Default::default();
     let cars = COUNTS[COUNTS.len() - 1];
     let grid = CrashGridOptions {
         cars,
@@ -419,21 +442,23 @@ fn parallel_speedup(asset: &Arc<PlasticAsset>, sizes: &Sizes) -> (Tally, Tally) 
     };
     for round in 0..sizes.rounds {
         let started = Instant::now();
-        let mut scenes: Vec<CrashScene> = pools
+        let mut scenes: Vec<CrashScene> = runs
             .iter()
-            .map(|_| Variant::Deformable.build(asset, &grid))
+            .map(|&(variant, _)| variant.build(asset, &grid))
             .collect();
-        let mut totals = [0.0f64; 2];
-        let mut updates = [0.0f64; 2];
-        for _ in 0..sizes.steps {
-            for (k, scene) in scenes.iter_mut().enumerate() {
-                let (step, update) = pools[k].install(|| {
+        let mut totals = [0.0f64; 4];
+        let mut updates = [0.0f64; 4];
+        for s in 0..sizes.steps {
+            for k in 0..scenes.len() {
+                let i = (s + k) % scenes.len();
+                let scene = &mut scenes[i];
+                let (step, update) = pools[runs[i].1].install(|| {
                     scene
                         .step_timed()
                         .unwrap_or_else(|e| panic!("pipeline update failed: {e}"))
                 });
-                totals[k] += (step + update).as_secs_f64() * 1e3;
-                updates[k] += update.as_secs_f64() * 1e3;
+                totals[i] += (step + update).as_secs_f64() * 1e3;
+                updates[i] += update.as_secs_f64() * 1e3;
             }
         }
         for ((t, total), update) in tallies.iter_mut().zip(totals).zip(updates) {
@@ -441,10 +466,9 @@ fn parallel_speedup(asset: &Arc<PlasticAsset>, sizes: &Sizes) -> (Tally, Tally) 
             t.update_per_round.push(update / sizes.steps as f64);
         }
         eprintln!(
-            "  round {round}, {cars} cars, 1 vs 2 threads: {:.1} s",
+            "  round {round}, {cars} cars, deformable and rigid, 1 vs 2 threads: {:.1} s",
             started.elapsed().as_secs_f64()
         );
     }
-    let [one, two] = tallies;
-    (one, two)
+    tallies
 }

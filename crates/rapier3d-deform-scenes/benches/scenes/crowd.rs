@@ -450,22 +450,37 @@ pub fn run(options: &RunOptions) -> SceneReport {
     #[cfg(feature = "parallel")]
     {
         let n = sizes.counts[sizes.counts.len() - 1];
-        let [one, two] = parallel_speedup(&scene, n, &sizes);
+        let [one, two, rigid_one, rigid_two] = parallel_speedup(&scene, n, &sizes);
         let stats = |xs: &[f64]| {
             let (lo, hi) = xs
                 .iter()
                 .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
             (median(&mut xs.to_vec()), lo, hi)
         };
-        let (m1, lo1, hi1) = stats(&one);
-        let (m2, lo2, hi2) = stats(&two);
-        report.metric(
-            leak(format!("parallel_speedup_{n}")),
-            m1 / m2,
-            format!(
-                "{n} Foxes, deformable: ms/step in a 1-thread pool ({m1:.3}, min–max {lo1:.3}–{hi1:.3}) / in a 2-thread pool ({m2:.3}, {lo2:.3}–{hi2:.3}), lockstep; Rapier's parallel step, posing by `SkinnedCollider::pose_clips` (target ≥ 1.6)"
+        for (suffix, one, two, what) in [
+            (
+                "",
+                &one,
+                &two,
+                "deformable: Rapier's parallel step, posing by `SkinnedCollider::pose_clips` (target ≥ 1.6)",
             ),
-        );
+            (
+                "_rigid",
+                &rigid_one,
+                &rigid_two,
+                "rigid (fixed `TriMesh`es, no crate shape): Rapier's own parallel step on the same world, the reference for the deformable row",
+            ),
+        ] {
+            let (m1, lo1, hi1) = stats(one);
+            let (m2, lo2, hi2) = stats(two);
+            report.metric(
+                leak(format!("parallel_speedup_{n}{suffix}")),
+                m1 / m2,
+                format!(
+                    "{n} Foxes, {what}: ms/step in a 1-thread pool ({m1:.3}, min–max {lo1:.3}–{hi1:.3}) / in a 2-thread pool ({m2:.3}, {lo2:.3}–{hi2:.3}), lockstep"
+                ),
+            );
+        }
     }
     report.metric(
         "steps",
@@ -488,26 +503,34 @@ pub fn run(options: &RunOptions) -> SceneReport {
     report
 }
 
-/// The `n`-Fox deformable crowd stepped in a one-thread and a two-thread rayon pool, in
-/// lockstep; each pool's mean ms/step per round. Both crowds must end in the same state (a
-/// parallel step is deterministic): positions and velocities of every ball are compared.
+/// The `n`-Fox crowd, deformable and rigid, each stepped in a one-thread and a two-thread rayon
+/// pool, the four in lockstep; each one's mean ms/step per round, in the order (deformable one
+/// thread, two threads, rigid one thread, two threads). Both pools of a variant must end in the
+/// same state (a parallel step is deterministic): positions and velocities of every ball are
+/// compared.
 #[cfg(feature = "parallel")]
-fn parallel_speedup(scene: &GltfScene, n: usize, sizes: &Sizes) -> [Vec<f64>; 2] {
+fn parallel_speedup(scene: &GltfScene, n: usize, sizes: &Sizes) -> [Vec<f64>; 4] {
     let pools = [super::runner::rayon_pool(1), super::runner::rayon_pool(2)];
-    let mut per_round = [Vec::new(), Vec::new()];
+    let runs = [
+        (Variant::Deformable, 0),
+        (Variant::Deformable, 1),
+        (Variant::Rigid, 0),
+        (Variant::Rigid, 1),
+    ];
+    let mut per_round: [Vec<f64>; 4] = Default::default();
     for round in 0..sizes.rounds {
         let started = Instant::now();
-        let mut crowds: Vec<Crowd> = pools
+        let mut crowds: Vec<Crowd> = runs
             .iter()
-            .map(|_| Crowd::new(Variant::Deformable, scene, n))
+            .map(|&(variant, _)| Crowd::new(variant, scene, n))
             .collect();
-        let mut totals = [0.0f64; 2];
+        let mut totals = [0.0f64; 4];
         for s in 0..sizes.steps {
             for k in 0..crowds.len() {
                 let i = (s + k) % crowds.len();
                 crowds[i].weather(s);
                 let crowd = &mut crowds[i];
-                totals[i] += pools[i].install(|| crowd.step(s));
+                totals[i] += pools[runs[i].1].install(|| crowd.step(s));
             }
         }
         let state = |c: &Crowd| -> Vec<[f32; 6]> {
@@ -520,16 +543,19 @@ fn parallel_speedup(scene: &GltfScene, n: usize, sizes: &Sizes) -> [Vec<f64>; 2]
                 })
                 .collect()
         };
-        assert_eq!(
-            state(&crowds[0]),
-            state(&crowds[1]),
-            "crowd of {n}: one and two threads must end in the same state"
-        );
+        for pair in [0, 2] {
+            assert_eq!(
+                state(&crowds[pair]),
+                state(&crowds[pair + 1]),
+                "crowd of {n} ({}): one and two threads must end in the same state",
+                runs[pair].0.name()
+            );
+        }
         for (r, t) in per_round.iter_mut().zip(totals) {
             r.push(t / sizes.steps as f64);
         }
         eprintln!(
-            "  round {round}, {n} characters, 1 vs 2 threads: {:.1} s",
+            "  round {round}, {n} characters, deformable and rigid, 1 vs 2 threads: {:.1} s",
             started.elapsed().as_secs_f64()
         );
     }
