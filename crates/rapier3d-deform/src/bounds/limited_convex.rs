@@ -15,7 +15,11 @@ pub struct WeightedTerm {
 /// Caller-owned scratch memory for [`limited_convex_max`], so bounds never allocate per query.
 #[derive(Clone, Debug, Default)]
 pub struct LimitedConvexWorkspace {
-    order: Vec<(f32, f32, f32)>,
+    /// `(value, w_min, w_max)` of the terms, reordered by the quickselect above 16 terms.
+    pub(crate) order: Vec<(f32, f32, f32)>,
+    values: Vec<f32>,
+    w_min: Vec<f32>,
+    w_max: Vec<f32>,
 }
 
 /// Exact upper bound of `Σ_k w_k v_k` over all `w` with `w_k ∈ terms[k].weight`, `Σ_k w_k = 1`
@@ -31,7 +35,8 @@ pub struct LimitedConvexWorkspace {
 /// Returns `-inf` for an empty term list.
 ///
 /// # Performance
-/// O(m log m) for m terms (one sort); no allocation once `ws` has grown.
+/// O(m) expected for m terms (a weighted quickselect; an insertion sort of indices below 16
+/// terms); no allocation once `ws` has grown.
 pub fn limited_convex_max(terms: &[WeightedTerm], ws: &mut LimitedConvexWorkspace) -> f32 {
     limited_convex_bound(terms.iter().map(|t| (t.weight, t.value.hi)), ws)
 }
@@ -39,7 +44,7 @@ pub fn limited_convex_max(terms: &[WeightedTerm], ws: &mut LimitedConvexWorkspac
 /// Exact lower bound of `Σ_k w_k v_k` (the mirror of [`limited_convex_max`]).
 ///
 /// # Performance
-/// O(m log m).
+/// O(m) expected.
 pub fn limited_convex_min(terms: &[WeightedTerm], ws: &mut LimitedConvexWorkspace) -> f32 {
     -limited_convex_bound(terms.iter().map(|t| (t.weight, -t.value.lo)), ws)
 }
@@ -47,7 +52,7 @@ pub fn limited_convex_min(terms: &[WeightedTerm], ws: &mut LimitedConvexWorkspac
 /// Both ends: `[limited_convex_min, limited_convex_max]`.
 ///
 /// # Performance
-/// O(m log m).
+/// O(m) expected.
 pub fn limited_convex_range(terms: &[WeightedTerm], ws: &mut LimitedConvexWorkspace) -> Interval {
     Interval::new(limited_convex_min(terms, ws), limited_convex_max(terms, ws))
 }
@@ -55,38 +60,114 @@ pub fn limited_convex_range(terms: &[WeightedTerm], ws: &mut LimitedConvexWorksp
 /// The core: upper bound of `Σ w_k v_k` for `(weight range, value)` pairs.
 ///
 /// # Performance
-/// O(m log m).
+/// O(m) expected.
 pub fn limited_convex_bound(
     terms: impl IntoIterator<Item = (Interval, f32)>,
     ws: &mut LimitedConvexWorkspace,
 ) -> f32 {
-    ws.order.clear();
-    let mut budget = 1.0f64;
+    ws.values.clear();
+    ws.w_min.clear();
+    ws.w_max.clear();
     for (w, v) in terms {
-        ws.order.push((v, w.lo, w.hi));
-        budget -= w.lo as f64;
+        ws.values.push(v);
+        ws.w_min.push(w.lo);
+        ws.w_max.push(w.hi);
     }
-    if ws.order.is_empty() {
+    let budget = weight_budget(&ws.w_min);
+    limited_convex_bound_of(&ws.values, &ws.w_min, &ws.w_max, budget, &mut ws.order)
+}
+
+/// `1 − Σ w_min` in `f64`: the weight left once every weight is at its minimum.
+///
+/// # Performance
+/// O(m).
+#[inline]
+pub(crate) fn weight_budget(w_min: &[f32]) -> f64 {
+    let mut budget = 1.0f64;
+    for &lo in w_min {
+        budget -= lo as f64;
+    }
+    budget
+}
+
+/// [`limited_convex_bound`] over parallel slices: `values[k]` with weight range
+/// `[w_min[k], w_max[k]]`, and the [`weight_budget`] of `w_min` (callers bounding several values
+/// under the same weights compute it once). `order` is scratch for more than 16 terms.
+///
+/// # Performance
+/// O(m) expected; below 16 terms an insertion sort of one-byte indices.
+pub(crate) fn limited_convex_bound_of(
+    values: &[f32],
+    w_min: &[f32],
+    w_max: &[f32],
+    budget: f64,
+    order: &mut Vec<(f32, f32, f32)>,
+) -> f32 {
+    if values.is_empty() {
         return f32::NEG_INFINITY;
     }
     // The marginal value λ: where the budget runs out walking down from the largest value. When
     // the minima already exceed one (budget ≤ 0), λ is the largest value; when the maxima cannot
     // reach one (infeasible by rounding), the smallest.
-    let lambda = marginal_value(&mut ws.order, budget);
+    let lambda = if budget <= 0.0 {
+        values.iter().copied().fold(f32::NEG_INFINITY, f32::max)
+    } else if values.len() <= 16 {
+        small_marginal_value(values, w_min, w_max, budget)
+    } else {
+        order.clear();
+        order.extend(
+            values
+                .iter()
+                .zip(w_min.iter().zip(w_max))
+                .map(|(&v, (&lo, &hi))| (v, lo, hi)),
+        );
+        marginal_value(order, budget)
+    };
     // The dual bound in f64: f32 values and their differences and products are exact or
     // nearly so there; the accumulated f64 rounding is bounded by (m + 4) ε₆₄ Σ|terms| and added
     // before one outward rounding to f32.
     let lambda64 = lambda as f64;
     let mut acc = lambda64;
     let mut magnitude = lambda64.abs();
-    for &(v, lo, hi) in &ws.order {
+    for ((&v, &lo), &hi) in values.iter().zip(w_min).zip(w_max) {
         let d = v as f64 - lambda64;
         let term = (d * lo as f64).max(d * hi as f64);
         acc += term;
         magnitude += term.abs();
     }
-    let err = magnitude * (ws.order.len() as f64 + 4.0) * f64::EPSILON;
+    let err = magnitude * (values.len() as f64 + 4.0) * f64::EPSILON;
     ((acc + err) as f32).next_up()
+}
+
+/// The greedy's marginal value for at most 16 terms (`budget > 0`): the terms' indices sorted
+/// by value, largest first (an insertion sort of bytes on the stack; a float comparison per
+/// step, the values of validated governors being finite), then walked until their capacities
+/// `w_max − w_min` use up the budget.
+///
+/// # Performance
+/// O(m²) comparisons at worst, m ≤ 16; no memory traffic beyond the inputs.
+#[inline]
+fn small_marginal_value(values: &[f32], w_min: &[f32], w_max: &[f32], mut budget: f64) -> f32 {
+    let m = values.len().min(16);
+    let mut order = [0u8; 16];
+    for i in 0..m {
+        let v = values[i];
+        let mut j = i;
+        while j > 0 && values[order[j - 1] as usize] < v {
+            order[j] = order[j - 1];
+            j -= 1;
+        }
+        order[j] = i as u8;
+    }
+    for &i in &order[..m] {
+        let i = i as usize;
+        budget -= (w_max[i] - w_min[i]) as f64;
+        if budget <= 0.0 {
+            return values[i];
+        }
+    }
+    // Infeasible by rounding: every weight at its maximum; λ is the smallest value.
+    values[order[m - 1] as usize]
 }
 
 /// Weighted quickselect for the greedy's marginal value over `(value, w_min, w_max)` items:
@@ -104,7 +185,17 @@ fn marginal_value(items: &mut [(f32, f32, f32)], mut budget: f64) -> f32 {
     loop {
         let part = &mut items[lo..hi];
         if part.len() <= 16 {
-            part.sort_unstable_by(descending);
+            // Insertion sort, largest value first: a float comparison per step (the values of
+            // validated governors are finite) is cheaper than `total_cmp`'s.
+            for i in 1..part.len() {
+                let item = part[i];
+                let mut j = i;
+                while j > 0 && part[j - 1].0 < item.0 {
+                    part[j] = part[j - 1];
+                    j -= 1;
+                }
+                part[j] = item;
+            }
             for &(v, w_lo, w_hi) in part.iter() {
                 budget -= (w_hi - w_lo) as f64;
                 if budget <= 0.0 {

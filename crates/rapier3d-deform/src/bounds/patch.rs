@@ -1,6 +1,6 @@
 //! Precomputed data of one patch and its O(m) bounds: the limited-convex-combination AABB and the BN-Tree normal bound.
 
-use super::limited_convex::{LimitedConvexWorkspace, limited_convex_bound};
+use super::limited_convex::{LimitedConvexWorkspace, limited_convex_bound_of, weight_budget};
 use super::normal_cone::NormalCone;
 use super::obb::Obb;
 use crate::governor::{Affine, ConvexWeights};
@@ -12,7 +12,12 @@ use rapier3d::parry::glamx::{DMat3, DVec3, Mat3A, Vec3A};
 #[derive(Clone, Debug, Default)]
 pub struct BoundsWorkspace {
     lp: LimitedConvexWorkspace,
-    boxes: Vec<IVec3>,
+    /// The values of the limited-convex programs of [`PatchBounds::aabb`] and the gradient
+    /// bound, `m` per program.
+    directions: Vec<f32>,
+    /// The weight ranges of those programs as two slices.
+    w_min: Vec<f32>,
+    w_max: Vec<f32>,
     delta_linear: Vec<IMat3>,
     delta_translation: Vec<IVec3>,
     fitted: Vec<Affine>,
@@ -335,39 +340,46 @@ impl PatchBounds {
     /// The patch AABB under `governors` (all governors of the deformation, indexed globally).
     ///
     /// # Performance
-    /// O(m log m) for m touched governors: one box per governor, then three pairs of
-    /// limited-convex-combination programs. Independent of the patch's vertex count.
+    /// O(m) expected for m touched governors: one box per governor, then three pairs of
+    /// limited-convex-combination programs under the same weights. Independent of the patch's
+    /// vertex count.
     pub fn aabb(&self, governors: &[Affine], ws: &mut BoundsWorkspace) -> Aabb {
-        ws.boxes.clear();
+        // Six bounded values per governor, one run of m per direction (+x, +y, +z, −x, −y, −z):
+        // the upper ends of its image box and the negated lower ends.
+        let m = self.governors.len();
+        ws.directions.clear();
+        ws.directions.resize(6 * m, 0.0);
+        ws.w_min.clear();
+        ws.w_max.clear();
         let mut magnitude = 0f32;
-        for k in 0..self.governors.len() {
+        for k in 0..m {
             let (lo, hi) = self.governor_box(k, governors);
             magnitude = magnitude
                 .max(lo.abs().max_element())
                 .max(hi.abs().max_element());
-            ws.boxes.push(IVec3::from_bounds(lo, hi));
+            for axis in 0..3 {
+                ws.directions[axis * m + k] = hi[axis];
+                ws.directions[(3 + axis) * m + k] = -lo[axis];
+            }
+            ws.w_min.push(self.weight_range[k].lo);
+            ws.w_max.push(self.weight_range[k].hi);
         }
-        let m = self.governors.len() as f32;
-        let pad = (4.0 * m + 8.0) * f32::EPSILON * magnitude;
+        let budget = weight_budget(&ws.w_min);
+        let pad = (4.0 * m as f32 + 8.0) * f32::EPSILON * magnitude;
         let mut mins = Vec3::ZERO;
         let mut maxs = Vec3::ZERO;
         for axis in 0..3 {
-            let hi = limited_convex_bound(
-                self.weight_range
-                    .iter()
-                    .zip(&ws.boxes)
-                    .map(|(w, b)| (*w, b.get(axis).hi)),
-                &mut ws.lp,
-            );
-            let lo = -limited_convex_bound(
-                self.weight_range
-                    .iter()
-                    .zip(&ws.boxes)
-                    .map(|(w, b)| (*w, -b.get(axis).lo)),
-                &mut ws.lp,
-            );
-            mins[axis] = lo - pad;
-            maxs[axis] = hi + pad;
+            let mut bound = |direction: usize| {
+                limited_convex_bound_of(
+                    &ws.directions[direction * m..(direction + 1) * m],
+                    &ws.w_min,
+                    &ws.w_max,
+                    budget,
+                    &mut ws.lp.order,
+                )
+            };
+            maxs[axis] = bound(axis) + pad;
+            mins[axis] = -bound(3 + axis) - pad;
         }
         Aabb::new(mins, maxs)
     }
@@ -412,24 +424,29 @@ impl PatchBounds {
                 .push(IMat3::point(governors[g as usize].linear) - ia_p);
             ws.delta_translation[k] = ws.delta_translation[k] - it_p;
         }
-        // [A_t] = Σ w̄_k ΔA_k over triangle-average weights (limited convex combinations).
+        // [A_t] = Σ w̄_k ΔA_k over triangle-average weights (limited convex combinations): the
+        // 18 programs share the weights, so their slices and budget are laid out once.
+        let m = self.governors.len();
+        ws.w_min.clear();
+        ws.w_max.clear();
+        ws.w_min
+            .extend(self.triangle_weight_range.iter().map(|w| w.lo));
+        ws.w_max
+            .extend(self.triangle_weight_range.iter().map(|w| w.hi));
+        let budget = weight_budget(&ws.w_min);
         let mut a_t = IMat3::ZERO;
         for r in 0..3 {
             for c in 0..3 {
-                let hi = limited_convex_bound(
-                    self.triangle_weight_range
-                        .iter()
-                        .zip(&ws.delta_linear)
-                        .map(|(w, d)| (*w, d.get(r, c).hi)),
-                    &mut ws.lp,
-                );
-                let lo = -limited_convex_bound(
-                    self.triangle_weight_range
-                        .iter()
-                        .zip(&ws.delta_linear)
-                        .map(|(w, d)| (*w, -d.get(r, c).lo)),
-                    &mut ws.lp,
-                );
+                ws.directions.clear();
+                ws.directions
+                    .extend(ws.delta_linear.iter().map(|d| d.get(r, c).hi));
+                ws.directions
+                    .extend(ws.delta_linear.iter().map(|d| -d.get(r, c).lo));
+                let (upper, lower) = ws.directions.split_at(m);
+                let hi =
+                    limited_convex_bound_of(upper, &ws.w_min, &ws.w_max, budget, &mut ws.lp.order);
+                let lo =
+                    -limited_convex_bound_of(lower, &ws.w_min, &ws.w_max, budget, &mut ws.lp.order);
                 *a_t.get_mut(r, c) = Interval::new(lo, hi);
             }
         }
